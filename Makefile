@@ -1,0 +1,31 @@
+# Set-up and everyday commands. `make demo` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Debian packages the tests need, installed only when missing (later issues add to the list).
+system-deps:
+	@./.ci/system-deps.sh
+
+demo: $(STAMP)
+	$(BIN)/ea check examples/*.ea
+	$(BIN)/ea examples/saxpy.ea --emit-ast
+	$(BIN)/ea examples/saxpy.ea --emit-tokens | head -n 12
+
+test: $(STAMP) system-deps
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/frontend.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,37 @@
+"""The Eä compiler core.
+
+Pipeline (one way through, each stage a module with a small API):
+
+    source bytes --lex--> tokens --parse--> AST --desugar--> AST without
+    kernel/for --check--> typed AST (+ symbols, diagnostics) --> [codegen]
+
+Public API for tools (the language server, the TUI, scripts):
+
+    from compiler import analyze, Options
+    result = analyze(text, "kernel.ea", Options(avx512=True))
+    result.diagnostics    # list[Diagnostic]: severity, kind, code, message, span,
+                          #   labels, notes, suggestions (quick fixes)
+    result.tokens         # list[Token]; each token is its own Span
+    result.ast            # Program as written;  result.desugared: after desugaring
+    result.symbols        # SymbolTable: definitions with their references
+    result.type_at(off)   # type of the innermost expression at a byte offset
+    result.symbol_at(off) # Symbol defined or referenced at a byte offset
+    result.source         # SourceFile: line/column/UTF-16 conversions
+
+`analyze` never touches LLVM and returns a result for any input. Spans
+carry byte offsets [start, end) and 1-based line / character columns.
+`compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
+rules) that the checker, and later codegen, hover and completion, read.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .analysis import Analysis, analyze  # noqa: E402
+from .diagnostics import Diagnostic, Label, Suggestion  # noqa: E402
+from .options import Options  # noqa: E402
+from .render import render, render_all  # noqa: E402
+from .source import SourceFile, Span  # noqa: E402
+
+__all__ = ["Analysis", "Diagnostic", "Label", "Options", "SourceFile", "Span", "Suggestion",
+           "__version__", "analyze", "render", "render_all"]

@@ -1,0 +1,120 @@
+"""The analysis API: source text -> tokens, AST, desugared AST, symbols,
+types and diagnostics, without touching LLVM. Returns a result for any input.
+"""
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from .check.checker import Checker
+from .desugar import desugar
+from .diagnostics import Diagnostic, DiagnosticSink
+from .options import Options
+from .source import SourceFile, Span
+from .symbols import Symbol, SymbolTable
+from .syntax import ast as A
+from .syntax.lexer import lex
+from .syntax.parser import parse
+from .syntax.tokens import Token
+
+
+@dataclass
+class Analysis:
+    path: str
+    source: SourceFile
+    options: Options
+    tokens: list[Token]
+    ast: A.Program
+    desugared: A.Program
+    symbols: SymbolTable
+    diagnostics: list[Diagnostic]
+    expr_types: list = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def offset(self, line: int, col: int) -> int:
+        """Byte offset of a 1-based line and character column."""
+        return self.source.offset_at(line, col)
+
+    def type_at(self, offset: int):
+        """The type of the innermost expression covering `offset`, or None."""
+        best = None
+        for span, t in self.expr_types:
+            if span.start <= offset < span.end or span.start == offset:
+                if best is None or (span.end - span.start) < (best[0].end - best[0].start):
+                    best = (span, t)
+        if best is None:
+            sym = self.symbols.at(offset)
+            return sym.type if sym is not None else None
+        return best[1]
+
+    def symbol_at(self, offset: int) -> Symbol | None:
+        return self.symbols.at(offset)
+
+    def token_at(self, offset: int) -> Token | None:
+        starts = [t.start for t in self.tokens]
+        i = bisect_right(starts, offset) - 1
+        if 0 <= i < len(self.tokens) and self.tokens[i].start <= offset <= self.tokens[i].end:
+            return self.tokens[i]
+        return None
+
+
+def analyze(text: str | bytes, path: str = "<input>", options: Options | None = None) -> Analysis:
+    """Analyse one source text. Never raises for any input."""
+    options = options or Options()
+    source = SourceFile(path, text)
+    sink = DiagnosticSink()
+    symbols = SymbolTable()
+    tokens: list[Token] = []
+    empty = A.Program([], Span(0, 0, 1, 1, 1, 1))
+    program = desugared = empty
+    expr_types: list = []
+    try:
+        tokens = lex(source, sink)
+        program = parse(tokens, sink)
+        desugared = desugar(program, sink)
+        checker = Checker(source, options, sink, symbols)
+        checker.run(desugared)
+        expr_types = checker.expr_types
+    except RecursionError:
+        sink.error("parse", "too-complex", "the program is nested too deeply to analyse", None)
+    except Exception:  # a compiler bug must not take down an editor session
+        if os.environ.get("EA_DEBUG"):
+            raise
+        sink.error("internal", "internal-error",
+                   "internal compiler error while analysing this file (please report it with the file)", None)
+    diagnostics = _drop_cascades(sink.items, desugared)
+    diagnostics.sort(key=lambda d: -1 if d.span is None else d.span.start)
+    if sink.dropped:
+        diagnostics.append(Diagnostic("error", "lex" if not tokens else "parse", "too-many-errors",
+                                      f"{sink.dropped} more errors not shown", None))
+    return Analysis(path, source, options, tokens, program, desugared, symbols, diagnostics, expr_types)
+
+
+def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnostic]:
+    """Type errors after a syntax error in the same function are usually its
+    consequences; keep the syntax error and what precedes it."""
+    parse_starts = sorted(d.span.start for d in items if d.kind in ("lex", "parse") and d.span is not None)
+    if not parse_starts:
+        return items
+    regions = []
+    for item in program.items:
+        i = bisect_right(parse_starts, item.span.start - 1)
+        if i < len(parse_starts) and parse_starts[i] <= item.span.end:
+            regions.append((parse_starts[i], item.span.end))
+    if not regions:
+        return items
+    out = []
+    for d in items:
+        if d.kind in ("type", "codegen") and d.span is not None and \
+                any(lo <= d.span.start <= hi for lo, hi in regions):
+            continue
+        out.append(d)
+    return out

@@ -1,0 +1,101 @@
+"""The interface intrinsic type rules use to inspect a call."""
+from __future__ import annotations
+
+from ..syntax import ast as A
+from ..typesys import model as T
+from .consteval import ConstError, evaluate
+from .operators import is_ctx_call
+
+
+class CallCheck:
+    """One intrinsic call being checked. Arguments are typed lazily so a rule
+    can give an argument an expected type (`c.arg(i, expected)`)."""
+
+    def __init__(self, checker, intrinsic, node: A.Call, expected: T.Type | None):
+        self.checker = checker
+        self.intrinsic = intrinsic
+        self.node = node
+        self.name = node.name
+        self.nodes = node.args
+        self.nargs = len(node.args)
+        self.expected = expected
+        self.options = checker.options
+        self._types: list[T.Type | None] = [None] * self.nargs
+
+    def arg(self, i: int, expected: T.Type | None = None) -> T.Type:
+        t = self._types[i]
+        if t is None:
+            t = self._types[i] = self.checker.expr(self.nodes[i], expected)
+        return t
+
+    def args(self) -> list[T.Type]:
+        return [self.arg(i) for i in range(self.nargs)]
+
+    def peer_args(self, first: int = 0) -> list[T.Type]:
+        """Type arguments first..end that must share one vector type: the
+        context-typed ones (splat, load, load_masked) take the type of the
+        others, as a `let` initialiser would (an extension of §5.6)."""
+        ctx = [i for i in range(first, self.nargs) if is_ctx_call(self.nodes[i])]
+        peer = self.expected if isinstance(self.expected, T.Vector) else None
+        for i in range(first, self.nargs):
+            if i not in ctx:
+                t = self.arg(i)
+                if peer is None and isinstance(t, T.Vector):
+                    peer = t
+        for i in ctx:
+            self.arg(i, peer)
+        return [self.arg(i) for i in range(self.nargs)]
+
+    def arg_span(self, i: int):
+        return self.nodes[i].span
+
+    def context_lanes(self) -> int:
+        """Lane count from the expected vector type, 4 without one (§5.6)."""
+        return self.expected.lanes if isinstance(self.expected, T.Vector) else 4
+
+    def fail(self, message: str, span=None, code: str = "intrinsic-args", notes=None) -> T.Type:
+        notes = list(notes or [])
+        if code in ("intrinsic-arity", "intrinsic-args") and self.intrinsic.signatures:
+            notes.append("accepted: " + self.intrinsic.signature_text())
+        return self.checker.type_error(message, span or self.node.span, code, notes=notes)
+
+    def array_literal(self, i: int):
+        """[(value or None, span)] for an `[a, b, ...]` argument, else None."""
+        if i >= self.nargs:
+            return None
+        node = self.nodes[i]
+        if not isinstance(node, A.VectorLit) or node.suffix is not None:
+            self.arg(i)
+            return None
+        self._types[i] = T.ARRAY
+        self.checker.record(node, T.ARRAY)
+        out = []
+        for x in node.elems:
+            self.checker.record(x, T.INT_LIT if isinstance(x, A.IntLit) else T.ERROR)
+            out.append((x.value if isinstance(x, A.IntLit) else None, x.span))
+        return out
+
+    def const_int(self, i: int, lo: int, hi: int) -> int | None:
+        """An immediate operand: a compile-time integer in [lo, hi]."""
+        t = self.arg(i)
+        if t.is_error:
+            return None
+        try:
+            value = evaluate(self.nodes[i], self.checker.const_values)
+        except ConstError:
+            value = None
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(f"{self.name} requires a compile-time integer constant as argument {i + 1}",
+                      self.arg_span(i), code="immediate")
+            return None
+        if not lo <= value <= hi:
+            self.fail(f"{self.name} immediate must be {lo}..={hi}, got {value}", self.arg_span(i),
+                      code="immediate")
+            return None
+        return value
+
+    def finish(self) -> None:
+        """Type any argument the rule did not look at (for tools and errors)."""
+        for i in range(self.nargs):
+            if self._types[i] is None:
+                self.arg(i)

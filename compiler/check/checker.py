@@ -1,0 +1,256 @@
+"""The type checker's driver: declarations first (structs, constants,
+static_assert, signatures, out/cap annotations), then function bodies.
+
+It never stops at an error. Cascades are suppressed: an expression whose
+type could not be determined has the poison type `ERROR`, which every rule
+accepts silently, and an undefined name is reported once per function.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .. import intrinsics
+from ..diagnostics import DiagnosticSink, Label, Suggestion
+from ..options import Options
+from ..source import SourceFile
+from ..symbols import Symbol, SymbolTable
+from ..syntax import ast as A
+from ..typesys import model as T
+from ..typesys.vectors import VECTORS, target_error
+from .consteval import ConstError, evaluate
+from .exprs import ExprChecker
+from .scope import Binding, FuncInfo
+from .stmts import StmtChecker
+from .suggest import did_you_mean
+
+CONST_TYPES = frozenset("i8 u8 i16 u16 i32 u32 i64 u64 f32 f64".split())
+_ARCH_TRIPLE = {"aarch64": "aarch64-unknown-linux-gnu", "x86_64": "x86_64-unknown-linux-gnu"}
+
+
+class Checker(ExprChecker, StmtChecker):
+    def __init__(self, source: SourceFile, options: Options, sink: DiagnosticSink, symbols: SymbolTable):
+        self.source = source
+        self.base_options = self.options = options
+        self.sink = sink
+        self.symbols = symbols
+        self.structs: dict[str, T.Struct] = {}
+        self.struct_symbols: dict[str, Symbol] = {}
+        self.field_symbols: dict[tuple[str, str], Symbol] = {}
+        self.consts: dict[str, Binding] = {}
+        self.const_values: dict[str, object] = {}
+        self.funcs: dict[str, list[FuncInfo]] = {}
+        self.expr_types: list = []
+        self.scope: dict[str, Binding] = {}
+        self.undefined_funcs: set[str] = set()
+        self.func_name = ""
+        self.func_ret: T.Type = T.VOID
+
+    # ---- reporting ----
+    def type_error(self, message: str, span, code: str, **extra) -> T.Type:
+        self.sink.error("type", code, message, span, **extra)
+        return T.ERROR
+
+    def target_error(self, message: str, span) -> None:
+        self.sink.error("codegen", "target", message, span)
+
+    def poison(self, name: str) -> None:
+        """Bind an undefined name to ERROR so its other uses stay quiet."""
+        self.scope[name] = Binding(T.ERROR, True, "poison", None, None)
+
+    def lookup_var(self, name: str) -> Binding | None:
+        b = self.scope.get(name)
+        return b if b is not None else self.consts.get(name)
+
+    # ---- driver ----
+    def run(self, program: A.Program) -> None:
+        items = program.items
+        structs = [i for i in items if isinstance(i, A.StructDecl)]
+        for s in structs:
+            self.declare_struct(s)
+        for s in structs:
+            self.define_struct_fields(s)
+        for c in items:
+            if isinstance(c, A.ConstDecl):
+                self.declare_const(c)
+        for a in items:
+            if isinstance(a, A.StaticAssert):
+                self.static_assert(a)
+        funcs = [f for f in items if isinstance(f, A.Func)]
+        infos = [self.declare_func(f) for f in funcs]
+        for f, info in zip(funcs, infos):
+            self.check_func(f, info)
+
+    def options_for(self, cfg: str | None) -> Options:
+        if cfg is None or cfg == self.base_options.arch:
+            return self.base_options
+        return dataclasses.replace(self.base_options, target_triple=_ARCH_TRIPLE[cfg], target_cpu="generic")
+
+    # ---- types ----
+    def resolve_type(self, t: A.TypeRef, check_target: bool = False) -> T.Type:
+        if isinstance(t, A.PointerType):
+            inner = self.resolve_type(t.inner, check_target=False)
+            return T.pointer(inner, t.mutable, t.restrict)
+        name = t.name
+        if name in T.SCALARS:
+            return T.SCALARS[name]
+        if name in VECTORS:
+            info = VECTORS[name]
+            v = T.vector(T.SCALARS[info.elem], info.lanes)
+            if check_target:
+                self.check_vector_target(v, t.span)
+            return v
+        st = self.structs.get(name)
+        if st is not None:
+            self.symbols.reference(self.struct_symbols.get(name), t.span)
+            return st
+        if name == "<error>":
+            return T.ERROR
+        guess = did_you_mean(name, list(self.structs) + list(T.SCALARS) + list(VECTORS))
+        msg = f"unknown type '{name}'" + (f". Did you mean '{guess}'?" if guess else "")
+        notes = [] if guess else ["types are i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 bool, vectors like "
+                                  "f32x8, pointers like *mut f32, or a declared struct"]
+        sugg = [Suggestion(t.span, guess, f"rename to '{guess}'")] if guess else []
+        return self.type_error(msg, t.span, "unknown-type", notes=notes, suggestions=sugg)
+
+    def check_vector_target(self, v: T.Type, span) -> None:
+        if isinstance(v, T.Vector) and v.spelled:
+            message = target_error(v.name, self.options.is_arm, self.options.fp16)
+            if message:
+                self.target_error(message, span)
+
+    # ---- declarations ----
+    def declare_struct(self, s: A.StructDecl) -> None:
+        if s.name in self.structs:
+            self.type_error(f"duplicate struct '{s.name}'", s.name_span, "duplicate",
+                            labels=[Label(self.structs[s.name].decl.name_span, "first declared here")])
+            return
+        self.structs[s.name] = T.Struct(s.name, s)
+        self.struct_symbols[s.name] = self.symbols.define(
+            Symbol(s.name, "struct", s.name_span, self.structs[s.name], detail=f"struct {s.name}"))
+
+    def define_struct_fields(self, s: A.StructDecl) -> None:
+        st = self.structs.get(s.name)
+        if st is None or st.decl is not s:
+            return
+        for f in s.fields:
+            ft = self.resolve_type(f.type)
+            if f.name in st.fields:
+                self.type_error(f"duplicate field '{f.name}' in struct '{s.name}'", f.name_span, "duplicate")
+                continue
+            if ft is st:
+                self.type_error(f"struct '{s.name}' cannot contain itself by value; use a pointer", f.type.span,
+                                "recursive-struct")
+                ft = T.ERROR
+            st.fields[f.name] = ft
+            self.field_symbols[(s.name, f.name)] = self.symbols.define(
+                Symbol(f.name, "field", f.name_span, ft, container=s.name, detail=f"{s.name}.{f.name}: {ft}"))
+
+    def declare_const(self, c: A.ConstDecl) -> None:
+        t = self.resolve_type(c.type)
+        value = c.value.value if isinstance(c.value, (A.IntLit, A.FloatLit)) else None
+        if not t.is_error and str(t) not in CONST_TYPES:
+            self.type_error(f"const type must be a scalar numeric type, got {t}", c.type.span, "const-type")
+            t = T.ERROR
+        elif isinstance(c.value, A.FloatLit) and isinstance(t, T.Scalar) and t.is_integer:
+            self.type_error(f"const value is a float literal but declared type is {t}", c.value.span,
+                            "const-value")
+        elif isinstance(value, int) and isinstance(t, T.Scalar) and t.is_float:
+            value = float(value)
+        if c.name in self.consts:
+            first = self.consts[c.name].def_span
+            self.type_error(f"duplicate constant '{c.name}'", c.name_span, "duplicate",
+                            labels=[Label(first, "first declared here")])
+            return
+        c.value.ty = t
+        sym = self.symbols.define(Symbol(c.name, "const", c.name_span, t, value=value,
+                                         detail=f"const {c.name}: {t} = {c.value.text if value is not None else '?'}"))
+        self.consts[c.name] = Binding(t, False, "const", sym, c.name_span)
+        if value is not None:
+            self.const_values[c.name] = value
+
+    def static_assert(self, a: A.StaticAssert) -> None:
+        self.scope = {}
+        self.expr(a.cond)
+        try:
+            value = evaluate(a.cond, self.const_values)
+        except ConstError as err:
+            self.type_error(err.message, err.span, "not-constant")
+            return
+        if not isinstance(value, bool):
+            self.type_error("static_assert condition must evaluate to a boolean", a.cond.span, "static-assert")
+        elif not value:
+            self.type_error(f"static assertion failed: {a.message.value}", a.span, "static-assert")
+
+    def declare_func(self, f: A.Func) -> FuncInfo:
+        self.options = self.options_for(f.cfg)
+        params = [self.resolve_type(p.type, check_target=True) for p in f.params]
+        ret = self.resolve_type(f.ret, check_target=True) if f.ret is not None else T.VOID
+        self.options = self.base_options
+        kind = "kernel" if f.origin is not None else "function"
+        shown = [f"{p.name}: {A.type_text(p.type)}" for p in f.params]
+        signature = f"{'export ' if f.export else ''}func {f.name}({', '.join(shown)})" + \
+            (f" -> {A.type_text(f.ret)}" if f.ret is not None else "")
+        sym = self.symbols.define(Symbol(f.name, kind, f.name_span, ret, detail=signature))
+        info = FuncInfo(f, params, ret, sym, signature)
+        others = self.funcs.setdefault(f.name, [])
+        for other in others:
+            if other.node.cfg is None or f.cfg is None or other.node.cfg == f.cfg:
+                self.type_error(f"duplicate function '{f.name}'", f.name_span, "duplicate",
+                                labels=[Label(other.node.name_span, "first defined here")],
+                                notes=["two definitions may share a name only with opposite "
+                                       "#[cfg(x86_64)] / #[cfg(aarch64)] attributes"])
+                break
+        others.append(info)
+        if f.name != "abs" and intrinsics.lookup(f.name) is not None:
+            self.type_error(f"function '{f.name}' has the name of an intrinsic; calls to '{f.name}' "
+                            "would call the intrinsic. Rename the function", f.name_span, "intrinsic-name")
+        self.check_out_params(f, params)
+        return info
+
+    def pick_variant(self, infos: list[FuncInfo]) -> FuncInfo:
+        for info in infos:
+            if info.node.cfg in (None, self.options.arch):
+                return info
+        return infos[0]
+
+    def check_out_params(self, f: A.Func, types: list[T.Type]) -> None:
+        inputs = {p.name for p in f.params if not p.out}
+        for p, t in zip(f.params, types):
+            if p.cap is not None and not p.out:
+                self.sink.warning("type", "cap-without-out", f"'[cap: ...]' on parameter '{p.name}' has no "
+                                  "effect without 'out'", p.cap.span,
+                                  suggestions=[Suggestion(p.name_span.at_start(), "out ", "mark it 'out'")])
+            if not p.out:
+                continue
+            if isinstance(t, T.Pointer) and not t.mutable:
+                self.type_error(f"'out' parameter '{p.name}' must be *mut pointer, got immutable pointer",
+                                p.type.span, "out-param",
+                                suggestions=[Suggestion(p.type.span, "*mut " + A.type_text(p.type.inner)
+                                                        if isinstance(p.type, A.PointerType) else "",
+                                                        "make it *mut")])
+            elif not isinstance(t, T.Pointer) and not t.is_error:
+                self.type_error(f"'out' parameter '{p.name}' must be a *mut pointer type, got {t}",
+                                p.type.span, "out-param")
+            for ann in (p.cap,):
+                if ann is None:
+                    continue
+                for name, span in ann.idents:
+                    if name not in inputs and name not in self.consts:
+                        self.type_error(f"cap expression references unknown identifier '{name}' (must be a "
+                                        "preceding input parameter or constant)", span, "cap-ident")
+
+    # ---- bodies ----
+    def check_func(self, f: A.Func, info: FuncInfo) -> None:
+        self.options = self.options_for(f.cfg)
+        self.func_name = f.name
+        self.func_ret = info.ret
+        self.scope = {}
+        self.undefined_funcs = set()
+        origin = f.origin
+        for p, t in zip(f.params, info.param_types):
+            is_bound = origin is not None and p.name == origin.bound and p is f.params[-1]
+            sym = self.symbols.define(Symbol(p.name, "param", p.name_span, t, container=f.name,
+                                             detail=f"{p.name}: {t}" + ("  (kernel range bound)" if is_bound else "")))
+            self.scope[p.name] = Binding(t, False, "param", sym, p.name_span, p.type)
+        self.block(f.body)
+        self.options = self.base_options

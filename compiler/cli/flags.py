@@ -1,0 +1,37 @@
+"""Target and build flags shared by `ea FILE`, `ea check` and later modes."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..options import Options
+
+
+class UsageError(Exception):
+    """A command-line mistake: printed as `error: <message>`, exit 1."""
+
+
+def parse_target_flag(arg: str, opts: Options) -> Options | None:
+    """Apply one target flag to `opts`; None if `arg` is not a target flag."""
+    if arg.startswith("--opt-level="):
+        value = arg.split("=", 1)[1]
+        if value not in ("0", "1", "2", "3"):
+            raise UsageError("--opt-level must be 0, 1, 2, or 3")
+        return replace(opts, opt_level=int(value))
+    if arg.startswith("--target="):
+        return replace(opts, target_cpu=arg.split("=", 1)[1] or "native")
+    if arg.startswith("--target-triple="):
+        return replace(opts, target_triple=arg.split("=", 1)[1] or None)
+    flag = {"--avx512": "avx512", "--fp16": "fp16", "--dotprod": "dotprod", "--i8mm": "i8mm"}.get(arg)
+    if flag is not None:
+        return replace(opts, **{flag: True})
+    return None
+
+
+def validate(opts: Options) -> None:
+    """Flag combinations the driver rejects (TOOLCHAIN.md §1.1)."""
+    if opts.is_arm and opts.avx512:
+        raise UsageError("--avx512 is incompatible with ARM target")
+    if not opts.is_arm and opts.i8mm:
+        raise UsageError("--i8mm is only valid for AArch64 targets")
+    if not opts.is_arm and opts.fp16:
+        raise UsageError("--fp16 is incompatible with non-ARM target", )

@@ -1,0 +1,120 @@
+"""The `ea` command line (TOOLCHAIN.md §1). Status output goes to stderr,
+requested data to stdout; user errors exit 1, never with a traceback."""
+from __future__ import annotations
+
+import sys
+
+from .. import __version__
+from ..analysis import analyze
+from ..ast_dump import ast_dump
+from ..diagnostics import DiagnosticSink
+from ..options import Options
+from ..render import render_all
+from ..source import SourceFile
+from ..syntax.lexer import lex, token_dump
+from ..syntax.parser import parse
+from .check_cmd import run_check
+from .flags import UsageError, parse_target_flag, validate
+
+USAGE = """usage: ea <file.ea> [options]           compile
+       ea check <file.ea>... [--format json] report all diagnostics of many files
+       ea --print-target                      print the host CPU name
+       ea --version | --help
+
+options:
+  -o <path>            output path         --lib               shared library + .ea.json
+  --opt-level=N        0..3 (default 3)    --target=CPU        LLVM CPU name (default native)
+  --target-triple=T    cross-compile       --avx512 --fp16 --dotprod --i8mm   target features
+  --emit-tokens        print tokens        --emit-ast          print top-level items
+  --emit-llvm          print LLVM IR       --emit-asm          write assembly
+  --header             write a C header
+"""
+
+_BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--header", "--emit-ast", "--emit-tokens"}
+_LATER_MODES = {"bind": "ea bind", "inspect": "ea inspect", "bench": "ea bench"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        code = _dispatch(args)
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+def _dispatch(args: list[str]) -> int:
+    if not args:
+        sys.stderr.write(USAGE)
+        return 1
+    first = args[0]
+    if first in ("--help", "-h"):
+        sys.stderr.write(USAGE)
+        return 0
+    if first in ("--version", "-V"):
+        print(f"ea {__version__}")
+        return 0
+    if first == "--print-target":
+        import llvmlite.binding as llvm
+        print(llvm.get_host_cpu_name())
+        return 0
+    if first == "check":
+        return run_check(args[1:])
+    if first in _LATER_MODES:
+        raise UsageError(f"'{_LATER_MODES[first]}' is not available in this build of ea yet")
+    return _compile(first, args[1:])
+
+
+def _compile(path: str, rest: list[str]) -> int:
+    opts = Options()
+    flags: set[str] = set()
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "-o":
+            if i + 1 >= len(rest):
+                raise UsageError("-o needs a path")
+            i += 2
+            continue
+        if arg in _BUILD_FLAGS:
+            flags.add(arg)
+        else:
+            new = parse_target_flag(arg, opts)
+            if new is None:
+                raise UsageError(f"unknown option '{arg}'")
+            opts = new
+        i += 1
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as err:
+        raise UsageError(f"cannot read '{path}': {err.strerror or err}") from None
+    if "--emit-tokens" in flags:
+        return _emit_front(path, data, tokens_only=True)
+    if "--emit-ast" in flags:
+        return _emit_front(path, data, tokens_only=False)
+    validate(opts)
+    result = analyze(data, path, opts)
+    sys.stderr.write(render_all(result.diagnostics, result.source, path))
+    if result.errors:
+        return 1
+    print("error: code generation is not available in this build of ea yet; "
+          f"'{path}' passed all front-end checks (use 'ea check' in CI until it lands)", file=sys.stderr)
+    return 1
+
+
+def _emit_front(path: str, data: bytes, tokens_only: bool) -> int:
+    source = SourceFile(path, data)
+    sink = DiagnosticSink()
+    tokens = lex(source, sink)
+    if tokens_only:
+        sys.stdout.write(token_dump(tokens))
+    else:
+        sys.stdout.write(ast_dump(parse(tokens, sink)))
+    sys.stderr.write(render_all(sink.items, source, path))
+    return 1 if sink.has_errors else 0

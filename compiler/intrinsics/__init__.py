@@ -1,0 +1,37 @@
+"""The intrinsic table: every built-in function, declared once.
+
+`lookup(name)` finds an intrinsic (including the `load_<T>x<N>` family);
+`TABLE` maps names to declarations; `names()` lists them for completion and
+"did you mean". Each family file declares its members with their type rule,
+target rule, signatures and doc; codegen lowerings sit beside them.
+"""
+from __future__ import annotations
+
+from . import arith, convert, dot, gather, lanes, masked, memory, prefetch, reduce
+from .table import Intrinsic
+
+_FAMILIES = [memory, arith, reduce, lanes, convert, dot, prefetch, masked, gather]
+
+TABLE: dict[str, Intrinsic] = {}
+for _family in _FAMILIES:
+    for _intr in _family.INTRINSICS:
+        assert _intr.name not in TABLE, f"intrinsic {_intr.name} declared twice"
+        TABLE[_intr.name] = _intr
+
+_WIDTH_CACHE: dict[str, Intrinsic | None] = {}
+
+
+def lookup(name: str) -> Intrinsic | None:
+    found = TABLE.get(name)
+    if found is not None or not name.startswith("load_"):
+        return found
+    if name not in _WIDTH_CACHE:
+        _WIDTH_CACHE[name] = memory.load_width(name)
+    return _WIDTH_CACHE[name]
+
+
+def names() -> list[str]:
+    return list(TABLE)
+
+
+__all__ = ["Intrinsic", "TABLE", "lookup", "names"]

@@ -1,0 +1,51 @@
+"""Masked memory: load_masked, store_masked."""
+from __future__ import annotations
+
+from ..typesys import model as T
+from .memory import check_index, pointee_scalar
+from .table import Intrinsic
+
+FAMILY = "masked memory"
+
+
+def _load_masked(c) -> T.Type:
+    if c.nargs != 3:
+        c.args()
+        return c.fail("load_masked expects 3 arguments (ptr, index, count)", code="intrinsic-arity")
+    elem = pointee_scalar(c, 0, "load_masked")
+    ok = check_index(c, 1, "load_masked")
+    count = c.arg(2)
+    if not (count.is_error or T.is_int(count)):
+        return c.fail(f"load_masked count must be integer, got {count}", c.arg_span(2))
+    if elem.is_error or not ok:
+        return T.ERROR
+    return T.vector(elem, c.context_lanes())
+
+
+def _store_masked(c) -> T.Type:
+    if c.nargs != 4:
+        c.args()
+        return c.fail("store_masked expects 4 arguments (ptr, index, vector, count)", code="intrinsic-arity")
+    p, _, v, count = c.args()
+    if p.is_error or v.is_error or count.is_error or not check_index(c, 1, "store_masked"):
+        return T.ERROR
+    if not isinstance(p, T.Pointer) or not isinstance(v, T.Vector):
+        return c.fail(f"store_masked expects (mut ptr, index, vector, count), got ({p}, {c.arg(1)}, {v}, {count})")
+    if not p.mutable:
+        return c.fail("store_masked requires mutable pointer. Declare as *mut to allow writes",
+                      c.arg_span(0), code="immutable-pointer")
+    if p.pointee is not v.elem:
+        return c.fail(f"store_masked type mismatch: pointer element type is {p.pointee}, "
+                      f"but vector element type is {v.elem}")
+    if not T.is_int(count):
+        return c.fail(f"store_masked count must be integer, got {count}", c.arg_span(3))
+    return T.VOID
+
+
+INTRINSICS = [
+    Intrinsic("load_masked", ("ptr", "index", "count"), ("(*T, int, int) -> TxN",),
+              "Load lanes k < count from ptr[index+k]; other lanes are 0 and never touch memory.",
+              _load_masked, FAMILY, "CORE (v1.0)"),
+    Intrinsic("store_masked", ("ptr", "index", "vector", "count"), ("(*mut T, int, TxN, int) -> void",),
+              "Store only lanes k < count to ptr[index+k].", _store_masked, FAMILY, "CORE (v1.0)"),
+]

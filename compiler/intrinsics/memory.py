@@ -1,0 +1,106 @@
+"""Memory intrinsics: load (and its explicit-width family), store, println."""
+from __future__ import annotations
+
+import re
+
+from ..typesys import model as T
+from .table import Intrinsic
+
+FAMILY = "memory"
+_LOAD_WIDTH = re.compile(r"^load_(f32|f16|f64|i32|i16|i8|u8)x([0-9]+)$")
+
+
+def pointee_scalar(c, i: int, name: str) -> T.Type:
+    """The numeric element type of pointer argument i, or ERROR (reported)."""
+    t = c.arg(i)
+    if t.is_error:
+        return T.ERROR
+    if not isinstance(t, T.Pointer):
+        return c.fail(f"{name} expects a pointer, got {t}", c.arg_span(i))
+    if not (isinstance(t.pointee, T.Scalar) and t.pointee.is_numeric):
+        return c.fail(f"{name} expects pointer to numeric type", c.arg_span(i))
+    return t.pointee
+
+
+def check_index(c, i: int, name: str) -> bool:
+    t = c.arg(i)
+    if t.is_error or T.is_int(t):
+        return True
+    c.fail(f"{name} index must be integer", c.arg_span(i))
+    return False
+
+
+def _load_rule(lanes_fixed: int | None, name: str = "load"):
+    def rule(c) -> T.Type:
+        if c.nargs != 2:
+            c.args()
+            return c.fail(f"{name} expects 2 arguments (ptr, index)", code="intrinsic-arity")
+        elem = pointee_scalar(c, 0, name)
+        ok = check_index(c, 1, name)
+        if elem.is_error or not ok:
+            return T.ERROR
+        if lanes_fixed is not None:
+            want = name[5:].split("x")[0]
+            if elem.name != want:
+                return c.fail(f"{name} loads {want} elements but the pointer is *{elem}; "
+                              f"use load_{elem}x{lanes_fixed}", c.arg_span(0))
+            return T.vector(elem, lanes_fixed)
+        return T.vector(elem, c.context_lanes())
+    return rule
+
+
+def _store(c) -> T.Type:
+    if c.nargs != 3:
+        c.args()
+        return c.fail("store expects 3 arguments (ptr, index, vector)", code="intrinsic-arity")
+    p, _, v = c.args()
+    if p.is_error or v.is_error:
+        return T.ERROR
+    if not check_index(c, 1, "store"):
+        return T.ERROR
+    if not isinstance(p, T.Pointer) or not isinstance(v, T.Vector):
+        return c.fail(f"store expects (mut ptr, index, vector), got ({p}, {c.arg(1)}, {v})")
+    if not p.mutable:
+        return c.fail("store requires mutable pointer. Declare as *mut to allow writes", c.arg_span(0),
+                      code="immutable-pointer")
+    if p.pointee is not v.elem:
+        return c.fail(f"store type mismatch: pointer element type is {p.pointee}, "
+                      f"but vector element type is {v.elem}")
+    return T.VOID
+
+
+def _println(c) -> T.Type:
+    if c.nargs != 1:
+        c.args()
+        return c.fail("println expects 1 argument", code="intrinsic-arity")
+    t = c.arg(0)
+    if t.is_error or t is T.STRING or T.is_numeric(t):
+        return T.VOID
+    if isinstance(t, T.Vector):
+        return c.fail(f"println cannot print a vector ({t}); print one lane, e.g. println(v[0])",
+                      c.arg_span(0))
+    return c.fail(f"println expects a numeric scalar or string literal, got {t}", c.arg_span(0))
+
+
+INTRINSICS = [
+    Intrinsic("load", ("ptr", "index"), ("(*T, int) -> TxN",),
+              "Load N consecutive elements from ptr[index]; N comes from the expected type (default 4).",
+              _load_rule(None), FAMILY, "CORE (v0.1)"),
+    Intrinsic("store", ("ptr", "index", "vector"), ("(*mut T, int, TxN) -> void",),
+              "Store the vector's lanes to ptr[index .. index+N).", _store, FAMILY, "CORE (v0.1)"),
+    Intrinsic("println", ("value",), ("(numeric scalar) -> void", "(string literal) -> void"),
+              "Debug print of one value through printf, with a newline.", _println, FAMILY, "CORE (v0.1)"),
+]
+
+
+def load_width(name: str) -> Intrinsic | None:
+    """The `load_<T>x<N>` family member for `name`, if it is one."""
+    m = _LOAD_WIDTH.match(name)
+    if m is None:
+        return None
+    elem, lanes = m.group(1), int(m.group(2))
+    if lanes <= 0:
+        return None
+    return Intrinsic(name, ("ptr", "index"), (f"(*{elem}, int) -> {elem}x{lanes}",),
+                     f"Load {lanes} consecutive {elem} elements from ptr[index].",
+                     _load_rule(lanes, name), FAMILY, "v1.8")

@@ -1,0 +1,60 @@
+"""Rendering diagnostics for the terminal (TOOLCHAIN.md §9.1 layout) and JSON.
+
+    k.ea:2:12  error[type]: cannot use '*' on vectors. Use '.*' for element-wise vector operations
+        return a * b
+               ^^^^^
+      = help: use '.*'
+
+The caret line copies the tabs of the source line and counts wide
+characters twice, so carets line up under the code in a terminal.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+from .diagnostics import Diagnostic
+from .source import SourceFile, Span
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(prefix: str) -> str:
+    """Whitespace that covers `prefix` on screen (tabs kept as tabs)."""
+    return "".join("\t" if c == "\t" else " " * _width(c) for c in prefix)
+
+
+def snippet(source: SourceFile, span: Span) -> list[str]:
+    """The source line of `span` and its underline (two lines), or nothing."""
+    if not 1 <= span.line <= source.line_count:
+        return []
+    text = source.line_text(span.line)
+    start = span.col - 1
+    end = span.end_col - 1 if span.end_line == span.line else len(text)
+    marked = text[start:end]
+    carets = max(_width(marked.replace("\t", " ")), 1)
+    return ["    " + text, "    " + _pad(text[:start]) + "^" * carets]
+
+
+def render(d: Diagnostic, source: SourceFile | None, path: str) -> str:
+    head = f"{d.severity}[{d.kind}]: {d.message}"
+    if d.span is None:
+        lines = [head]
+    else:
+        lines = [f"{path}:{d.span.line}:{d.span.col}  {head}"]
+        if source is not None:
+            lines += snippet(source, d.span)
+    for label in d.labels:
+        lines.append(f"  {path}:{label.span.line}:{label.span.col}: {label.message}")
+        if source is not None and (d.span is None or label.span.line != d.span.line):
+            lines += ["  " + s for s in snippet(source, label.span)]
+    for note in d.notes:
+        lines.append(f"  = note: {note}")
+    for s in d.suggestions:
+        lines.append(f"  = help: {s.title}")
+    return "\n".join(lines)
+
+
+def render_all(diagnostics: list[Diagnostic], source: SourceFile | None, path: str) -> str:
+    return "".join(render(d, source, path) + "\n" for d in diagnostics)

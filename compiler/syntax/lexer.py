@@ -1,0 +1,135 @@
+"""The lexer: source bytes -> tokens, never failing.
+
+Bad characters, `;`, unterminated strings and invalid UTF-8 become
+diagnostics and lexing continues. One master regular expression does the
+longest-match scan; the source is latin-1 text so match offsets are bytes.
+"""
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import DiagnosticSink, Label, Suggestion
+from ..source import SourceFile, Span
+from .tokens import BIN, EOF, FLOAT, HEX, IDENT, INT, KEYWORDS, OPERATORS, STRING, Token
+
+_OPS = sorted(OPERATORS, key=len, reverse=True)
+_MASTER = re.compile(
+    r"(?P<ws>[ \t\r]+)"
+    r"|(?P<nl>\n)"
+    r"|(?P<comment>//[^\n]*)"
+    r"|(?P<float>[0-9]+\.[0-9]+|\.[0-9]+)"
+    r"|(?P<hex>0x[0-9a-fA-F]+)"
+    r"|(?P<bin>0b[01]+)"
+    r"|(?P<int>[0-9]+)"
+    r"|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)"
+    r'|(?P<string>"[^"]*")'
+    r"|(?P<op>" + "|".join(re.escape(o) for o in _OPS) + r")"
+    r'|(?P<unterminated>"[^\n]*)'
+    r"|(?P<bad>[^ \t\r\n]+?(?=[ \t\r\n\"/A-Za-z0-9_(){}\[\],:+\-*%=<>!.&|^#]|$))",
+    re.DOTALL,
+)
+_GROUP_KIND = {"float": FLOAT, "hex": HEX, "bin": BIN, "int": INT, "string": STRING}
+
+MAX_LEX_ERRORS = 50
+
+
+def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
+    """Tokenise the whole file; the list always ends with an Eof token."""
+    raw = source.raw
+    ascii_src = source.ascii
+    tokens: list[Token] = []
+    append = tokens.append
+    line = 1
+    line_start = 0
+    first = True
+    errors = 0
+    keywords = KEYWORDS
+    operators = OPERATORS
+    for m in _MASTER.finditer(raw):
+        group = m.lastgroup
+        if group == "ws" or group == "comment":
+            continue
+        if group == "nl":
+            line += 1
+            line_start = m.end()
+            first = True
+            continue
+        start, end = m.span()
+        text = m.group()
+        col = start - line_start + 1 if ascii_src else _col(raw, line_start, start)
+        if group == "ident":
+            kind = keywords.get(text, IDENT)
+        elif group == "op":
+            kind = operators[text]
+        elif group == "bad" or group == "unterminated":
+            errors += 1
+            if errors <= MAX_LEX_ERRORS:
+                _report_bad(source, sink, group, start, end, line, col)
+            elif errors == MAX_LEX_ERRORS + 1:
+                sink.error("lex", "too-many-lex-errors",
+                           "too many lexical errors; further ones are not reported",
+                           source.span(start, end),
+                           notes=["is this an Eä source file? It may be binary or in another language"])
+            if group == "bad":
+                continue
+            kind = STRING  # recover: the string ends at the end of its line
+        else:
+            kind = _GROUP_KIND[group]
+        if group == "string" and "\n" in text:
+            end_line = line + text.count("\n")
+            line_start_end = start + text.rfind("\n") + 1
+            end_col = end - line_start_end + 1 if ascii_src else _col(raw, line_start_end, end)
+            append(Token(kind, text, start, end, line, col, end_line, end_col, first))
+            line = end_line
+            line_start = line_start_end
+        else:
+            end_col = col + (end - start) if (ascii_src or text.isascii()) else _col(raw, line_start, end)
+            append(Token(kind, text, start, end, line, col, line, end_col, first))
+        first = False
+    n = len(raw)
+    col = n - line_start + 1 if ascii_src else _col(raw, line_start, n)
+    append(Token(EOF, "", n, n, line, col, line, col, True))
+    return tokens
+
+
+def _col(raw: str, line_start: int, offset: int) -> int:
+    n = 1
+    for i in range(line_start, offset):
+        if not 0x80 <= ord(raw[i]) <= 0xBF:
+            n += 1
+    return n
+
+
+def _report_bad(source: SourceFile, sink: DiagnosticSink, group: str, start: int, end: int,
+                line: int, col: int) -> None:
+    span = source.span(start, end)
+    if group == "unterminated":
+        sink.error("lex", "unterminated-string", "unterminated string literal", span,
+                   labels=[Label(Span(start, start + 1, line, col, line, col + 1),
+                                 "string starts here and has no closing '\"'")],
+                   suggestions=[Suggestion(span.at_end(), '"', "close the string")])
+        return
+    chunk = source.data[start:end]
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        sink.error("lex", "invalid-utf8",
+                   f"invalid UTF-8 byte 0x{chunk[0]:02x} in source text", span,
+                   notes=["Eä source files must be UTF-8 encoded"])
+        return
+    if text == ";":
+        sink.error("lex", "unexpected-character", 'unexpected character: ";"', span,
+                   notes=["Eä has no statement terminators: statements end where the grammar says so"],
+                   suggestions=[Suggestion(span, "", "remove the ';'")])
+        return
+    first = text[0]
+    shown = first if first.isprintable() else f"\\u{ord(first):04x}"
+    message = f'unexpected character: "{shown}"'
+    if len(text) > 1:
+        message = f'unexpected characters: "{text}"' if text.isprintable() else message
+    sink.error("lex", "unexpected-character", message, span)
+
+
+def token_dump(tokens: list[Token]) -> str:
+    """The `--emit-tokens` text: one `Kind("lexeme") at line:col` per token."""
+    return "".join(f'{t.kind}("{t.text}") at {t.line}:{t.col}\n' for t in tokens if t.kind != EOF)

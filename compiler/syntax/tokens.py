@@ -1,0 +1,65 @@
+"""Token kinds and the token type. Kind names are the ones `--emit-tokens`
+prints (TOOLCHAIN.md §1.4)."""
+from __future__ import annotations
+
+from ..source import Span
+from ..typesys.vectors import VECTORS
+
+# Keywords (reserved words) -> kind name.
+KEYWORDS: dict[str, str] = {
+    "func": "Func", "export": "Export", "return": "Return", "let": "Let", "mut": "Mut",
+    "if": "If", "else": "Else", "while": "While", "true": "True", "false": "False",
+    "struct": "Struct", "splat": "Splat", "restrict": "Restrict", "foreach": "ForEach",
+    "in": "In", "unroll": "Unroll", "const": "Const", "for": "For",
+    "i8": "I8", "u8": "U8", "i16": "I16", "u16": "U16", "i32": "I32", "i64": "I64",
+    "f16": "F16", "f32": "F32", "f64": "F64", "bool": "Bool",
+}
+for _name in VECTORS:
+    KEYWORDS[_name] = _name[0].upper() + _name[1:]
+
+SCALAR_TYPE_KINDS = frozenset({"I8", "U8", "I16", "U16", "I32", "I64", "F16", "F32", "F64", "Bool"})
+VECTOR_TYPE_KINDS = frozenset(KEYWORDS[n] for n in VECTORS)
+
+# Operators and punctuation -> kind name.
+OPERATORS: dict[str, str] = {
+    "(": "LeftParen", ")": "RightParen", "{": "LeftBrace", "}": "RightBrace",
+    "[": "LeftBracket", "]": "RightBracket", ",": "Comma", ":": "Colon", "->": "Arrow",
+    "+": "Plus", "-": "Minus", "*": "Star", "/": "Slash", "%": "Percent", "=": "Equals",
+    "<=": "LessEqual", ">=": "GreaterEqual", "==": "EqualEqual", "!=": "BangEqual",
+    "<": "Less", ">": "Greater", ".+": "PlusDot", ".-": "MinusDot", ".*": "StarDot",
+    "./": "SlashDot", ".<=": "LessEqualDot", ".>=": "GreaterEqualDot", ".==": "EqualEqualDot",
+    ".!=": "BangEqualDot", ".<": "LessDot", ".>": "GreaterDot", ".<<": "ShiftLeftDot",
+    ".>>": "ShiftRightDot", ".&": "AmpDot", ".|": "PipeDot", ".^": "CaretDot", "..": "DotDot",
+    ".": "Dot", "<<": "ShiftLeft", ">>": "ShiftRight", "&": "Amp", "|": "Pipe", "^": "Caret",
+    "&&": "AmpAmp", "||": "PipePipe", "!": "Bang", "#": "Hash",
+}
+
+IDENT = "Identifier"
+INT = "IntLiteral"
+HEX = "HexLiteral"
+BIN = "BinLiteral"
+FLOAT = "FloatLiteral"
+STRING = "StringLiteral"
+EOF = "Eof"
+
+NUMBER_KINDS = frozenset({INT, HEX, BIN, FLOAT})
+
+
+class Token(Span):
+    """A token is its own span, plus kind, text and whether it starts a line."""
+
+    __slots__ = ("kind", "text", "first_on_line")
+
+    def __init__(self, kind: str, text: str, start: int, end: int, line: int, col: int,
+                 end_line: int, end_col: int, first_on_line: bool):
+        Span.__init__(self, start, end, line, col, end_line, end_col)
+        self.kind = kind
+        self.text = text
+        self.first_on_line = first_on_line
+
+    def describe(self) -> str:
+        """The token as diagnostics name it: its text, or `end of file`."""
+        return "end of file" if self.kind == EOF else self.text
+
+    def __repr__(self) -> str:
+        return f'{self.kind}("{self.text}") at {self.line}:{self.col}'

@@ -1,0 +1,1 @@
+"""eals: the Eä language server (arrives with its issue)."""

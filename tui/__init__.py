@@ -1,0 +1,1 @@
+"""tui: the ea-tui terminal workbench (arrives with its issue)."""
