@@ -47,7 +47,8 @@ def render(d: Diagnostic, source: SourceFile | None, path: str) -> str:
             lines += snippet(source, d.span)
     for label in d.labels:
         lines.append(f"  {path}:{label.span.line}:{label.span.col}: {label.message}")
-        if source is not None and (d.span is None or label.span.line != d.span.line):
+        if source is not None and (d.span is None or label.span.line != d.span.line) \
+                and source.line_text(label.span.line).strip():
             lines += ["  " + s for s in snippet(source, label.span)]
     for note in d.notes:
         lines.append(f"  = note: {note}")

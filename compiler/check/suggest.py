@@ -4,21 +4,25 @@ from __future__ import annotations
 from ..typesys import model as T
 
 
-def levenshtein(a: str, b: str, limit: int) -> int:
-    """Edit distance, or limit + 1 once it must exceed `limit`."""
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance where swapping two adjacent characters counts as
+    one edit (optimal string alignment), or limit + 1 once it must exceed
+    `limit`. Transpositions are the commonest typo (`f23` for `f32`)."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    before: list[int] = []
     prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        best = i
-        for j, cb in enumerate(b, 1):
-            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            cur.append(v)
-            best = min(best, v)
-        if best > limit:
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                v = min(v, before[j - 2] + 1)
+            cur[j] = v
+        if min(cur) > limit:
             return limit + 1
-        prev = cur
+        before, prev = prev, cur
     return prev[-1]
 
 
@@ -30,7 +34,7 @@ def did_you_mean(name: str, candidates) -> str | None:
     for cand in candidates:
         if cand == name:
             continue
-        d = levenshtein(name, cand, limit)
+        d = edit_distance(name, cand, limit)
         if 1 <= d < best_d:
             best, best_d = cand, d
     return best

@@ -13,9 +13,10 @@ from ..source import SourceFile, Span
 from .tokens import BIN, EOF, FLOAT, HEX, IDENT, INT, KEYWORDS, OPERATORS, STRING, Token
 
 _OPS = sorted(OPERATORS, key=len, reverse=True)
+# Leading blanks are folded into each match: fewer iterations of the scan.
 _MASTER = re.compile(
-    r"(?P<ws>[ \t\r]+)"
-    r"|(?P<nl>\n)"
+    r"[ \t\r]*(?:"
+    r"(?P<nl>\n)"
     r"|(?P<comment>//[^\n]*)"
     r"|(?P<float>[0-9]+\.[0-9]+|\.[0-9]+)"
     r"|(?P<hex>0x[0-9a-fA-F]+)"
@@ -25,7 +26,8 @@ _MASTER = re.compile(
     r'|(?P<string>"[^"]*")'
     r"|(?P<op>" + "|".join(re.escape(o) for o in _OPS) + r")"
     r'|(?P<unterminated>"[^\n]*)'
-    r"|(?P<bad>[^ \t\r\n]+?(?=[ \t\r\n\"/A-Za-z0-9_(){}\[\],:+\-*%=<>!.&|^#]|$))",
+    r"|(?P<bad>[^ \t\r\n]+?(?=[ \t\r\n\"/A-Za-z0-9_(){}\[\],:+\-*%=<>!.&|^#]|$))"
+    r"|(?P<end>\Z))",
     re.DOTALL,
 )
 _GROUP_KIND = {"float": FLOAT, "hex": HEX, "bin": BIN, "int": INT, "string": STRING}
@@ -47,15 +49,15 @@ def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
     operators = OPERATORS
     for m in _MASTER.finditer(raw):
         group = m.lastgroup
-        if group == "ws" or group == "comment":
-            continue
         if group == "nl":
             line += 1
             line_start = m.end()
             first = True
             continue
-        start, end = m.span()
-        text = m.group()
+        if group == "comment" or group == "end":
+            continue
+        start, end = m.span(group)
+        text = m.group(group)
         col = start - line_start + 1 if ascii_src else _col(raw, line_start, start)
         if group == "ident":
             kind = keywords.get(text, IDENT)

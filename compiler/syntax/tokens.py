@@ -52,7 +52,13 @@ class Token(Span):
 
     def __init__(self, kind: str, text: str, start: int, end: int, line: int, col: int,
                  end_line: int, end_col: int, first_on_line: bool):
-        Span.__init__(self, start, end, line, col, end_line, end_col)
+        # Set directly rather than via Span.__init__: tokens are the hottest allocation.
+        self.start = start
+        self.end = end
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
         self.kind = kind
         self.text = text
         self.first_on_line = first_on_line
