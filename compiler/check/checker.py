@@ -42,6 +42,7 @@ class Checker(ExprChecker, StmtChecker):
         self.expr_types: list = []
         self.scope: dict[str, Binding] = {}
         self.undefined_funcs: set[str] = set()
+        self.unknown_types: set[str] = set()
         self.func_name = ""
         self.func_ret: T.Type = T.VOID
 
@@ -103,8 +104,9 @@ class Checker(ExprChecker, StmtChecker):
         if st is not None:
             self.symbols.reference(self.struct_symbols.get(name), t.span)
             return st
-        if name == "<error>":
+        if name == "<error>" or name in self.unknown_types:
             return T.ERROR
+        self.unknown_types.add(name)
         guess = did_you_mean(name, list(self.structs) + list(T.SCALARS) + list(VECTORS))
         msg = f"unknown type '{name}'" + (f". Did you mean '{guess}'?" if guess else "")
         notes = [] if guess else ["types are i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 bool, vectors like "

@@ -118,11 +118,33 @@ class StmtChecker:
         got = self.expr(s.value, ft)
         if ft.is_error:
             return
-        if isinstance(base, T.Pointer) and not base.mutable:
-            name = target.base.name if isinstance(target.base, A.Name) else ""
+        root = target.base
+        while isinstance(root, (A.Field, A.Index)):
+            if isinstance(root, A.Index):
+                break
+            root = root.base
+        name = root.name if isinstance(root, A.Name) else ""
+        if isinstance(root, A.Index):
+            ptr = root.base.ty
+            if isinstance(ptr, T.Pointer) and not ptr.mutable:
+                base_name = root.base.name if isinstance(root.base, A.Name) else ""
+                self.immutable_pointer("cannot assign field through immutable pointer. Declare as *mut to "
+                                       "allow writes", s.span, base_name)
+                return
+        elif isinstance(base, T.Pointer) and not base.mutable:
             self.immutable_pointer("cannot assign field through immutable pointer. Declare as *mut to "
                                    "allow writes", s.span, name)
             return
+        elif isinstance(root, A.Name) and not isinstance(root.ty, T.Pointer):
+            b = self.lookup_var(name)
+            if b is not None and not b.mutable and b.kind != "poison":
+                # The reference compiler misses this check (LANGUAGE.md §3.3); we do not.
+                sugg = [Suggestion(b.def_span.at_start(), "mut ", "declare it 'let mut'")] \
+                    if b.kind == "local" else []
+                self.type_error(f"cannot assign to a field of immutable variable '{name}'. Declare with "
+                                f"'let mut {name}' to allow assignment", s.span, "immutable-assign",
+                                suggestions=sugg)
+                return
         if not got.is_error and not T.compatible(got, ft):
             self.mismatch(f"cannot assign {got} to field '{target.name}' of type {ft}", s.value, got, ft)
 
