@@ -7,6 +7,9 @@ from .consteval import ConstError, evaluate
 from .operators import is_ctx_call
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
 class CallCheck:
     """One intrinsic call being checked. Arguments are typed lazily so a rule
     can give an argument an expected type (`c.arg(i, expected)`)."""
@@ -75,8 +78,10 @@ class CallCheck:
             out.append((x.value if isinstance(x, A.IntLit) else None, x.span))
         return out
 
-    def const_int(self, i: int, lo: int, hi: int) -> int | None:
-        """An immediate operand: a compile-time integer in [lo, hi]."""
+    def const_int(self, i: int, lo: int, hi: int, range_message: str | None = None) -> int | None:
+        """Immediate operand i: a compile-time integer in [lo, hi], or None
+        (reported with the wording of INTRINSICS.md §0.3; `range_message`
+        replaces the range text where the spec words it differently)."""
         t = self.arg(i)
         if t.is_error:
             return None
@@ -85,12 +90,12 @@ class CallCheck:
         except ConstError:
             value = None
         if not isinstance(value, int) or isinstance(value, bool):
-            self.fail(f"{self.name} requires a compile-time integer constant as argument {i + 1}",
+            self.fail(f"{self.name} requires a compile-time integer constant as {_ORDINALS[i]} argument",
                       self.arg_span(i), code="immediate")
             return None
         if not lo <= value <= hi:
-            self.fail(f"{self.name} immediate must be {lo}..={hi}, got {value}", self.arg_span(i),
-                      code="immediate")
+            text = range_message or f"{self.name} immediate must be {lo}..={hi}"
+            self.fail(f"{text}, got {value}", self.arg_span(i), code="immediate")
             return None
         return value
 

@@ -204,11 +204,10 @@ class ExprChecker(OperatorChecker):
             message = intr.target(c, result)
             if message:
                 self.target_error(message, e.span)
-        if isinstance(result, T.Vector):
-            self.check_vector_target(result, e.span)
         if intr.deprecated:
             self.sink.warning("type", "deprecated", f"intrinsic '{intr.name}' is deprecated since "
-                              f"{intr.deprecated}", e.name_span)
+                              f"{intr.deprecated}" + (f" \u2014 {intr.advice}" if intr.advice else ""),
+                              e.name_span)
         return result
 
     def convert_fix(self, e: A.Expr, conv: str | None) -> list[Suggestion]:

@@ -7,10 +7,12 @@ target rule, signatures and doc; codegen lowerings sit beside them.
 """
 from __future__ import annotations
 
-from . import arith, convert, dot, gather, lanes, masked, memory, prefetch, reduce
+from . import (arith, convert, dot, fp16, gather, halves, lanes, masked, memory, poly, prefetch, reduce,
+               saturate)
 from .table import Intrinsic
 
-_FAMILIES = [memory, arith, reduce, lanes, convert, dot, prefetch, masked, gather]
+_FAMILIES = [memory, arith, reduce, lanes, halves, convert, dot, saturate, fp16, poly, prefetch, masked,
+             gather]
 
 TABLE: dict[str, Intrinsic] = {}
 for _family in _FAMILIES:

@@ -1,8 +1,10 @@
-"""Lane movement: shuffle and select."""
+"""Lane movement: shuffle, select, movemask, byte tables, runtime permutes
+and the immediate-controlled i32 shuffles (INTRINSICS.md §4; the half/concat,
+bitcast and byte-shift members live in halves.py)."""
 from __future__ import annotations
 
 from ..typesys import model as T
-from .table import Intrinsic
+from .table import Intrinsic, declare_fixed, declare_fixed_imm, declare_typed, fixed, x86_only
 
 FAMILY = "lanes"
 
@@ -50,6 +52,50 @@ def _select(c) -> T.Type:
     return a
 
 
+def _movemask(c) -> T.Type:
+    if c.nargs != 1:
+        c.args()
+        return c.fail("movemask expects 1 argument", code="intrinsic-arity")
+    t = c.arg(0)
+    if t.is_error:
+        return T.ERROR
+    # Masks count as bytes: a true lane has its top bit set.
+    if isinstance(t, T.Mask) and t.lanes in (16, 32):
+        return T.I32
+    if isinstance(t, T.Vector) and t.elem in (T.I8, T.U8) and t.lanes in (16, 32):
+        return T.I32
+    return c.fail(f"movemask expects u8x16, i8x16, u8x32, i8x32 or a 16/32-lane comparison mask, got {t}",
+                  c.arg_span(0))
+
+
+def _shuffle_bytes_target(c, result):
+    if c.options.is_arm and result.lanes == 32:
+        return "shuffle_bytes(u8x32) is x86-only (AVX2 vpshufb); use u8x16 on ARM"
+    return None
+
+
+_PERMUTE_SIGS = [(("f32x8", "i32x8"), "f32x8"), (("i32x8", "i32x8"), "i32x8")]
+_PERMUTE_ARM = ("permute_runtime has no NEON equivalent on ARM. Use compare/select chains "
+                "(v .== splat(k)) or shuffle_bytes with a u8x16 table instead")
+_permute_checked = fixed("permute_runtime", _PERMUTE_SIGS)
+
+
+def _permute_runtime(c) -> T.Type:
+    # On ARM the target error comes before any other check (INTRINSICS.md
+    # §4): skip the signature check and let the target rule report it.
+    if c.options.is_arm:
+        ts = c.args()
+        if ts and ts[0].is_error:
+            return T.ERROR
+        return ts[0] if ts and isinstance(ts[0], T.Vector) else T.VOID
+    return _permute_checked(c)
+
+
+def _pairs(kind: str, ty: str, picks: str) -> Intrinsic:
+    return declare_typed(f"bcast_{kind}_pairs_{ty}", ("v",), ty,
+                         f"Per 4-lane group {picks}.", FAMILY, "v1.11")
+
+
 INTRINSICS = [
     Intrinsic("shuffle", ("v", "indices"), ("(TxN, [N int literals in 0..N]) -> TxN",
                                              "(TxN, TxN, [N int literals in 0..2N]) -> TxN"),
@@ -58,4 +104,27 @@ INTRINSICS = [
     Intrinsic("select", ("mask", "a", "b"), ("(bool mask xN, TxN, TxN) -> TxN",),
               "Per lane: mask[k] ? a[k] : b[k]; the mask comes from a dotted comparison.",
               _select, FAMILY, "CORE (v0.1)"),
+    Intrinsic("movemask", ("v",), ("(u8x16|i8x16|bool x16) -> i32", "(u8x32|i8x32|bool x32) -> i32"),
+              "Bit k of the result = top bit of byte lane k (mask lanes: true -> 1).", _movemask,
+              FAMILY, "v1.5.2", x86_only("movemask is x86-only (SSE2/AVX2); no NEON equivalent")),
+    declare_fixed("shuffle_bytes", ("table", "idx"),
+                  [(("u8x16", "u8x16"), "u8x16"), (("i8x16", "u8x16"), "i8x16"),
+                   (("u8x32", "u8x32"), "u8x32"), (("i8x32", "u8x32"), "i8x32")],
+                  "r[k] = table[idx[k]] (per 16-byte half for 32 lanes); an index with bit 7 set gives 0.",
+                  FAMILY, "v1.11", _shuffle_bytes_target),
+    Intrinsic("permute_runtime", ("table", "idx"), ("(f32x8, i32x8) -> f32x8", "(i32x8, i32x8) -> i32x8"),
+              "r[k] = table[idx[k] & 7] across all 8 lanes (AVX2 vpermps/vpermd).", _permute_runtime,
+              FAMILY, "v1.14", x86_only(_PERMUTE_ARM)),
+    declare_typed("shuffle_i32x8", ("v", "imm"), "i32x8",
+                  "Per 4-lane group g: r[4g+j] = v[4g + ((imm >> 2j) & 3)] (vpshufd).", FAMILY, "v1.11",
+                  imm=(0, 255)),
+    declare_typed("shuffle_i32x16", ("v", "imm"), "i32x16",
+                  "Per 4-lane group g: r[4g+j] = v[4g + ((imm >> 2j) & 3)] (vpshufd).", FAMILY, "v1.11",
+                  imm=(0, 255)),
+    declare_fixed_imm("blend_i32", ("a", "b", "imm"), ("i32x8", "i32x8"), "i32x8", (0, 255),
+                      "r[j] = bit j of imm ? b[j] : a[j] (vpblendd).", FAMILY, "v1.11"),
+    _pairs("even", "i32x8", "[x0, x0, x2, x2]"),
+    _pairs("even", "i32x16", "[x0, x0, x2, x2]"),
+    _pairs("odd", "i32x8", "[x1, x1, x3, x3]"),
+    _pairs("odd", "i32x16", "[x1, x1, x3, x3]"),
 ]

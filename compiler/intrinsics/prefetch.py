@@ -1,4 +1,5 @@
-"""Prefetch hints."""
+"""Prefetch hints, streaming (non-temporal) stores and their fence
+(INTRINSICS.md §10)."""
 from __future__ import annotations
 
 from ..typesys import model as T
@@ -6,6 +7,10 @@ from .memory import check_index
 from .table import Intrinsic
 
 FAMILY = "prefetch"
+STREAM_FAMILY = "streaming stores and fences"
+
+# Scalar streaming stores (v1.15) exist for integer types only (movnti / stnp).
+_STREAM_SCALARS = (T.I16, T.U16, T.I32, T.U32, T.I64, T.U64)
 
 
 def _prefetch(name: str):
@@ -23,8 +28,54 @@ def _prefetch(name: str):
     return rule
 
 
+def _stream_store(c) -> T.Type:
+    if c.nargs != 3:
+        c.args()
+        return c.fail("stream_store expects 3 arguments (ptr, index, value)", code="intrinsic-arity")
+    p, _, v = c.args()
+    if p.is_error or v.is_error or not check_index(c, 1, "stream_store"):
+        return T.ERROR
+    if not isinstance(p, T.Pointer):
+        return c.fail(f"stream_store expects (mut ptr, index, value), got ({p}, {c.arg(1)}, {v})")
+    if not p.mutable:
+        return c.fail("stream_store requires mutable pointer. Declare as *mut to allow writes", c.arg_span(0),
+                      code="immutable-pointer")
+    if isinstance(v, T.Vector):
+        if p.pointee is not v.elem:
+            return c.fail(f"stream_store type mismatch: pointer element type is {p.pointee}, "
+                          f"but vector element type is {v.elem}")
+        return T.VOID
+    # A bare literal is refused: the store width must come from a typed value.
+    if v not in _STREAM_SCALARS:
+        return c.fail("stream_store expects a vector or a typed i16, u16, i32, u32, i64 or u64 value, "
+                      f"got {v}", c.arg_span(2))
+    if p.pointee is not v:
+        return c.fail(f"stream_store type mismatch: pointer element type is {p.pointee}, "
+                      f"but value type is {v}")
+    return T.VOID
+
+
+def _fence_nt(c) -> T.Type:
+    if c.nargs != 0:
+        c.args()
+        return c.fail("fence_nt takes 0 arguments (no operands)", code="intrinsic-arity")
+    return T.VOID
+
+
 INTRINSICS = [
     Intrinsic("prefetch", ("ptr", "offset"), ("(*T, int) -> void",),
               "Read hint for &ptr[offset], kept in all cache levels.", _prefetch("prefetch"), FAMILY,
               "CORE (v0.6)"),
+    Intrinsic("prefetch_write", ("ptr", "offset"), ("(*T, int) -> void",),
+              "Write-intent hint for &ptr[offset] (prefetchw / prfm pstl1keep).", _prefetch("prefetch_write"),
+              FAMILY, "v1.14"),
+    Intrinsic("prefetch_nta", ("ptr", "offset"), ("(*T, int) -> void",),
+              "Non-temporal read hint for &ptr[offset] (prefetchnta / prfm pldl1strm).",
+              _prefetch("prefetch_nta"), FAMILY, "v1.14"),
+    Intrinsic("stream_store", ("ptr", "index", "value"),
+              ("(*mut T, int, TxN) -> void", "(*mut T, int, T) -> void for T in i16 u16 i32 u32 i64 u64"),
+              "Non-temporal store; vector addresses must be aligned to the full vector size.",
+              _stream_store, STREAM_FAMILY, "v1.5.5"),
+    Intrinsic("fence_nt", (), ("() -> void",), "Store-store barrier ordering earlier streaming stores.",
+              _fence_nt, STREAM_FAMILY, "v1.15"),
 ]

@@ -5,7 +5,7 @@ parameter names (signature help), every accepted signature as text (hover,
 completion, error messages), a one-line doc, its type rule, its target rule
 and the version that introduced it. Type rules receive a `CallCheck`
 (`compiler.check.calls`): `c.arg(i, expected)`, `c.fail(msg)`, `c.nargs`,
-`c.expected`, `c.options`, `c.const_int(i, lo, hi)`.
+`c.expected`, `c.options`, `c.const_int(i, lo, hi)` for immediates.
 """
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ class Intrinsic:
     since: str = "CORE"
     target: Optional[TargetRule] = None
     deprecated: Optional[str] = None
+    # Appended to the deprecation warning (TOOLCHAIN.md §9.4): what to use instead.
+    advice: Optional[str] = None
 
     @property
     def core(self) -> bool:
@@ -94,6 +96,56 @@ def declare_fixed(name: str, params: tuple[str, ...], sigs: list[tuple[tuple[str
                      target, deprecated)
 
 
+def check_arity(c, name: str, n: int, shown: str | None = None) -> bool:
+    """`<name> expects <n> arguments[: <shown>]` unless the call has n arguments."""
+    if c.nargs == n:
+        return True
+    c.args()
+    plural = "argument" if n == 1 else "arguments"
+    c.fail(f"{name} expects {n} {plural}" + (f": {shown}" if shown else ""), code="intrinsic-arity")
+    return False
+
+
+def typed_rule(name: str, ty: str, count: int, ret: str | None = None,
+               imm: tuple[int, int] | None = None) -> Rule:
+    """A rule for intrinsics named after their operand type (`sat_add_u8x16`,
+    `lo128_i8x32`, `bsrli_i8x16`): `count` operands of exactly `ty`, then an
+    optional immediate. The message names the first offending operand,
+    `<name> expects <ty>, got <actual>` (INTRINSICS.md §0.3). The operands get
+    `ty` as expected type, so `splat`/`load` arguments take its width."""
+    want = type_named(ty)
+    result = type_named(ret) if ret else want
+    shown = [ty] * count + ([f"imm {imm[0]}..={imm[1]}"] if imm else [])
+    listing = f"({', '.join(shown)})"
+
+    def rule(c) -> T.Type:
+        if not check_arity(c, name, len(shown), listing):
+            return T.ERROR
+        actual = [c.arg(i, want) for i in range(count)]
+        if any(a.is_error for a in actual):
+            return T.ERROR
+        for i, a in enumerate(actual):
+            if not T.compatible(a, want):
+                return c.fail(f"{name} expects {ty}, got {a}", c.arg_span(i))
+        if imm is not None and c.const_int(count, imm[0], imm[1]) is None:
+            return T.ERROR
+        return result
+
+    return rule
+
+
+def declare_typed(name: str, params: tuple[str, ...], ty: str, doc: str, family: str, since: str,
+                  ret: str | None = None, imm: tuple[int, int] | None = None,
+                  target: Optional[TargetRule] = None) -> Intrinsic:
+    """Declare an intrinsic checked by `typed_rule`; operand count is
+    len(params) minus the immediate."""
+    count = len(params) - (1 if imm else 0)
+    shown = [ty] * count + ([f"imm {imm[0]}..={imm[1]}"] if imm else [])
+    sig = f"({', '.join(shown)}) -> {ret or ty}"
+    return Intrinsic(name, params, (sig,), doc, typed_rule(name, ty, count, ret, imm), family, since,
+                     target)
+
+
 # ---- target rules ----
 
 def x86_only(message: str) -> TargetRule:
@@ -109,3 +161,28 @@ def arm_only(message: str, flag: str | None = None, flag_message: str | None = N
             return flag_message
         return None
     return rule
+
+
+def declare_fixed_imm(name: str, params: tuple[str, ...], types: tuple[str, ...], ret: str,
+                      imm: tuple[int, int], doc: str, family: str, since: str,
+                      target: Optional[TargetRule] = None, range_message: str | None = None) -> Intrinsic:
+    """One fixed signature whose last argument is an immediate (`blend_i32`,
+    `vdot_lane_i32`). Operand mismatches use the fixed-signature message,
+    `<name> expects (<sig>), got (<actual>)`."""
+    want = [type_named(t) for t in types]
+    listing = f"({', '.join(types)}, imm {imm[0]}..={imm[1]})"
+
+    def rule(c) -> T.Type:
+        if not check_arity(c, name, len(types) + 1, listing):
+            return T.ERROR
+        actual = [c.arg(i) for i in range(len(types))]
+        if any(a.is_error for a in actual):
+            return T.ERROR
+        if not all(T.compatible(a, w) for a, w in zip(actual, want)):
+            got = ", ".join(str(a) for a in actual + [c.arg(len(types))])
+            return c.fail(f"{name} expects {listing}, got ({got})")
+        if c.const_int(len(types), imm[0], imm[1], range_message) is None:
+            return T.ERROR
+        return type_named(ret)
+
+    return Intrinsic(name, params, (f"{listing} -> {ret}",), doc, rule, family, since, target)

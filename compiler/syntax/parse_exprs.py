@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..diagnostics import Suggestion
 from . import ast as A
 from .parser_base import ParserBase
-from .tokens import BIN, FLOAT, HEX, IDENT, INT, NUMBER_KINDS, STRING, VECTOR_TYPE_KINDS
+from .tokens import BIN, FLOAT, HEX, IDENT, NUMBER_KINDS, STRING, VECTOR_TYPE_KINDS
 
 COMPARISONS = frozenset({"EqualEqual", "BangEqual", "Less", "Greater", "LessEqual", "GreaterEqual",
                          "EqualEqualDot", "BangEqualDot", "LessDot", "GreaterDot", "LessEqualDot",

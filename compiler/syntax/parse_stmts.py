@@ -117,7 +117,7 @@ class StmtParser(ExprParser):
             return None
         expr = self.parse_expr()
         if self.tok.kind == "Equals":
-            eq = self.advance()
+            self.advance()
             value = self.parse_expr()
             if not _assignable(expr):
                 self.error("invalid assignment target", expr.span, "invalid-assignment-target",

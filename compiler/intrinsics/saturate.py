@@ -1,0 +1,62 @@
+"""Saturating arithmetic and absolute difference (INTRINSICS.md §7).
+
+Each operation has typed spellings (`sat_add_u8x16`) and a deprecated
+polymorphic one (`sat_add`) kept until 2.0; signedness follows the element
+type.
+"""
+from __future__ import annotations
+
+from ..typesys import model as T
+from .table import Intrinsic, arm_only, declare_typed
+
+FAMILY = "saturating arithmetic"
+
+_SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
+_ABD_TYPES = _SAT_TYPES + ("i32x4", "u32x4")
+_ABD_ARM = ("abs_diff is ARM-only (NEON); no x86 equivalent \u2014 "
+            "use max(a .- b, b .- a) explicitly")
+
+_DOCS = {
+    "sat_add": "a + b per lane, clamped to the element range",
+    "sat_sub": "a - b per lane, clamped to the element range",
+    "abs_diff": "|a - b| per lane without intermediate overflow",
+}
+
+
+def _polymorphic(op: str, types: tuple[str, ...], target=None) -> Intrinsic:
+    accepted = [T.vector(T.SCALARS[t.split("x")[0]], int(t.split("x")[1])) for t in types]
+    listing = ", ".join(types[:-1]) + " or " + types[-1]
+
+    def rule(c) -> T.Type:
+        if c.nargs != 2:
+            c.args()
+            return c.fail(f"{op} expects 2 arguments", code="intrinsic-arity")
+        a, b = c.peer_args()
+        if a.is_error or b.is_error:
+            return T.ERROR
+        if a is b and a in accepted:
+            return a
+        return c.fail(f"{op} expects two vectors of the same type ({listing}), got ({a}, {b})")
+
+    # The typed spellings, as the deprecation warning lists them (TOOLCHAIN.md §9.4).
+    advice = "use the typed spelling: " + " / ".join(f"{op}_{t}" for t in types)
+    if target is not None:  # only abs_diff has one: its typed spellings are ARM-only too
+        advice += " (ARM-only)"
+    return Intrinsic(op, ("a", "b"), tuple(f"({t}, {t}) -> {t}" for t in types),
+                     f"{_DOCS[op][0].upper()}{_DOCS[op][1:]} (deprecated: use the typed {op}_<T>).",
+                     rule, FAMILY, "v1.11", target, deprecated="1.12.0", advice=advice)
+
+
+def _typed(op: str, ty: str, target=None) -> Intrinsic:
+    return declare_typed(f"{op}_{ty}", ("a", "b"), ty, _DOCS[op] + ".", FAMILY, "v1.12", target=target)
+
+
+_abd_target = arm_only(_ABD_ARM)
+
+INTRINSICS = [
+    *[_typed(op, t) for op in ("sat_add", "sat_sub") for t in _SAT_TYPES],
+    _polymorphic("sat_add", _SAT_TYPES),
+    _polymorphic("sat_sub", _SAT_TYPES),
+    *[_typed("abs_diff", t, _abd_target) for t in _ABD_TYPES],
+    _polymorphic("abs_diff", _ABD_TYPES, _abd_target),
+]
