@@ -114,7 +114,8 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
 def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnostic]:
     """Type errors after a syntax error in the same function are usually its
     consequences; keep the syntax error and what precedes it."""
-    parse_starts = sorted(d.span.start for d in items if d.kind in ("lex", "parse") and d.span is not None)
+    # Lex errors do not count: the lexer drops the bad text and parsing goes on undamaged.
+    parse_starts = sorted(d.span.start for d in items if d.kind == "parse" and d.span is not None)
     if not parse_starts:
         return items
     regions = []

@@ -41,6 +41,12 @@ def render(d: Diagnostic, source: SourceFile | None, path: str) -> str:
     head = f"{d.severity}[{d.kind}]: {d.message}"
     if d.span is None:
         lines = [head]
+    elif d.kind == "codegen":
+        # §9.1: target errors print only their message; the position follows
+        # on its own line so tools grepping `error[codegen]: ...` still match.
+        lines = [head, f"  --> {path}:{d.span.line}:{d.span.col}"]
+        if source is not None:
+            lines += snippet(source, d.span)
     else:
         lines = [f"{path}:{d.span.line}:{d.span.col}  {head}"]
         if source is not None:

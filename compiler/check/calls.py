@@ -4,7 +4,16 @@ from __future__ import annotations
 from ..syntax import ast as A
 from ..typesys import model as T
 from .consteval import ConstError, evaluate
-from .operators import is_ctx_call
+
+
+CTX_CALLS = frozenset(("splat", "load", "load_masked"))
+
+
+def is_ctx_call(e: A.Expr) -> bool:
+    """A call whose lane count comes from its expected type (§5.6)."""
+    while isinstance(e, A.Paren):
+        e = e.inner
+    return isinstance(e, A.Call) and (e.name in CTX_CALLS)
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")

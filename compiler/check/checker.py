@@ -90,7 +90,7 @@ class Checker(ExprChecker, StmtChecker):
     def resolve_type(self, t: A.TypeRef, check_target: bool = False) -> T.Type:
         if isinstance(t, A.PointerType):
             inner = self.resolve_type(t.inner, check_target=False)
-            return T.pointer(inner, t.mutable, t.restrict)
+            return T.ERROR if inner.is_error else T.pointer(inner, t.mutable, t.restrict)
         name = t.name
         if name in T.SCALARS:
             return T.SCALARS[name]
@@ -172,7 +172,10 @@ class Checker(ExprChecker, StmtChecker):
 
     def static_assert(self, a: A.StaticAssert) -> None:
         self.scope = {}
+        # Typed for tools only: constant evaluation gives the diagnostics.
+        sink, self.sink = self.sink, DiagnosticSink()
         self.expr(a.cond)
+        self.sink = sink
         try:
             value = evaluate(a.cond, self.const_values)
         except ConstError as err:

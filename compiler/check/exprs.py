@@ -101,9 +101,12 @@ class ExprChecker(OperatorChecker):
     def _struct_lit(self, e: A.StructLit, expected):
         st = self.structs.get(e.name)
         if st is None:
-            guess = did_you_mean(e.name, self.structs)
             for f in e.fields:
                 self.expr(f.value)
+            if e.name in self.unknown_types:
+                return T.ERROR
+            self.unknown_types.add(e.name)
+            guess = did_you_mean(e.name, self.structs)
             msg = f"unknown struct '{e.name}'" + (f". Did you mean '{guess}'?" if guess else "")
             sugg = [Suggestion(e.name_span, guess, f"rename to '{guess}'")] if guess else []
             return self.type_error(msg, e.name_span, "unknown-struct", suggestions=sugg)

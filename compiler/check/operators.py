@@ -13,15 +13,6 @@ DOT_ARITH = frozenset(".+ .- .* ./".split())
 DOT_BITWISE = frozenset(".& .| .^ .<< .>>".split())
 DOT_COMPARE = frozenset(".== .!= .< .> .<= .>=".split())
 DOTTED = DOT_ARITH | DOT_BITWISE | DOT_COMPARE
-CTX_CALLS = frozenset(("splat", "load", "load_masked"))
-
-
-def is_ctx_call(e: A.Expr) -> bool:
-    while isinstance(e, A.Paren):
-        e = e.inner
-    return isinstance(e, A.Call) and e.name in CTX_CALLS
-
-
 class OperatorChecker:
     def check_binary(self, e: A.Binary, expected) -> T.Type:
         # Walk left-deep chains iteratively: `a + b + c + ...` may be very long.
@@ -31,12 +22,10 @@ class OperatorChecker:
             spine.append(node)
             node = node.left
         bottom = spine[-1]
-        if is_ctx_call(bottom.left) and bottom.op in DOTTED:
-            rt = self.expr(bottom.right, expected)
-            lt = self.expr(bottom.left, rt if isinstance(rt, T.Vector) else expected)
-        else:
-            lt = self.expr(bottom.left, expected)
-            rt = self.expr(bottom.right, lt if isinstance(lt, T.Vector) else expected)
+        # §5.6: the left operand is typed first; a vector left operand gives
+        # the right one its expected type.
+        lt = self.expr(bottom.left, expected)
+        rt = self.expr(bottom.right, lt if isinstance(lt, T.Vector) else expected)
         t = self.binary_type(bottom, lt, rt)
         for b in reversed(spine[:-1]):
             self.record(b.left, t)  # the previous spine node; `expr` records `e` itself

@@ -52,8 +52,11 @@ class StmtChecker:
             self._assign_name(s, target)
         elif isinstance(target, A.Index):
             self._assign_index(s, target)
-        else:
+        elif isinstance(target, A.Field):
             self._assign_field(s, target)
+        else:  # not assignable: the parser has reported it
+            self.expr(target)
+            self.expr(s.value)
 
     def _assign_name(self, s: A.Assign, target: A.Name) -> None:
         b = self.lookup_var(target.name)

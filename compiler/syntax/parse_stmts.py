@@ -116,6 +116,8 @@ class StmtParser(ExprParser):
             self.advance()
             return None
         expr = self.parse_expr()
+        if isinstance(expr, A.ErrorExpr):
+            return None
         if self.tok.kind == "Equals":
             self.advance()
             value = self.parse_expr()
