@@ -25,16 +25,33 @@ def _pad(prefix: str) -> str:
     return "".join("\t" if c == "\t" else " " * _width(c) for c in prefix)
 
 
+_WINDOW_BEFORE = 60
+_WINDOW_AFTER = 100
+
+
+def _visible(text: str) -> str:
+    """Control characters would act on the terminal: show each as one '?'."""
+    return "".join(c if c == "\t" or c.isprintable() else "?" for c in text)
+
+
 def snippet(source: SourceFile, span: Span) -> list[str]:
-    """The source line of `span` and its underline (two lines), or nothing."""
+    """The source line of `span` and its underline (two lines), or nothing.
+    Long lines are cut to a window around the span, marked with '...'."""
     if not 1 <= span.line <= source.line_count:
         return []
     text = source.line_text(span.line)
     start = span.col - 1
     end = span.end_col - 1 if span.end_line == span.line else len(text)
+    end = max(min(end, start + _WINDOW_AFTER), start + 1)
+    left = ""
+    if start > _WINDOW_BEFORE:
+        cut = start - _WINDOW_BEFORE
+        text, start, end, left = text[cut:], start - cut, end - cut, "..."
+    right = "..." if len(text) > end + _WINDOW_AFTER else ""
+    text = _visible(text[: end + _WINDOW_AFTER])
     marked = text[start:end]
     carets = max(_width(marked.replace("\t", " ")), 1)
-    return ["    " + text, "    " + _pad(text[:start]) + "^" * carets]
+    return ["    " + left + text + right, "    " + " " * len(left) + _pad(text[:start]) + "^" * carets]
 
 
 def render(d: Diagnostic, source: SourceFile | None, path: str) -> str:

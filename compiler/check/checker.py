@@ -70,6 +70,7 @@ class Checker(ExprChecker, StmtChecker):
             self.declare_struct(s)
         for s in structs:
             self.define_struct_fields(s)
+        self.check_struct_cycles()
         for c in items:
             if isinstance(c, A.ConstDecl):
                 self.declare_const(c)
@@ -146,6 +147,38 @@ class Checker(ExprChecker, StmtChecker):
             st.fields[f.name] = ft
             self.field_symbols[(s.name, f.name)] = self.symbols.define(
                 Symbol(f.name, "field", f.name_span, ft, container=s.name, detail=f"{s.name}.{f.name}: {ft}"))
+
+    def check_struct_cycles(self) -> None:
+        """A struct that contains itself by value, through other structs, has
+        no finite size."""
+        done: set[str] = set()
+        for root in self.structs.values():
+            path: list[tuple[T.Struct, str]] = []
+            stack = [(root, iter(root.fields.items()))]
+            on_path = {root.name}
+            while stack:
+                st, fields = stack[-1]
+                for fname, ft in fields:
+                    if not isinstance(ft, T.Struct) or ft.name in done:
+                        continue
+                    if ft.name in on_path:
+                        if ft is root:
+                            via = " -> ".join(f"{s.name}.{f}" for s, f in path + [(st, fname)])
+                            decl = next(f for f in st.decl.fields if f.name == fname)
+                            self.type_error(f"struct '{root.name}' contains itself by value ({via}); "
+                                            "use a pointer", decl.type.span, "recursive-struct")
+                            st.fields[fname] = T.ERROR
+                        continue
+                    path.append((st, fname))
+                    on_path.add(ft.name)
+                    stack.append((ft, iter(ft.fields.items())))
+                    break
+                else:
+                    stack.pop()
+                    on_path.discard(st.name)
+                    if path:
+                        path.pop()
+            done.add(root.name)
 
     def declare_const(self, c: A.ConstDecl) -> None:
         t = self.resolve_type(c.type)

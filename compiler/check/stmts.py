@@ -15,9 +15,11 @@ class StmtChecker:
         for i, s in enumerate(stmts):
             self.stmt(s)
             if isinstance(s, A.Return) and i + 1 < len(stmts):
-                rest = stmts[i + 1]
-                self.sink.warning("type", "unreachable", "unreachable code: statements after 'return' "
-                                  "are ignored", rest.span.to(stmts[-1].span))
+                # Statements desugaring appended (a loop's step) are not the user's.
+                rest = [r for r in stmts[i + 1:] if not getattr(r, "synthetic", False)]
+                if rest:
+                    self.sink.warning("type", "unreachable", "unreachable code: statements after 'return' "
+                                      "are ignored", rest[0].span.to(rest[-1].span))
                 return
 
     def stmt(self, s) -> None:

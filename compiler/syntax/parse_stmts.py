@@ -157,21 +157,23 @@ class StmtParser(ExprParser):
         return A.Let(name.text, name, mutable, typ, value, let_tok.to(value.span))
 
     def parse_if(self) -> A.If:
-        tok = self.advance()
-        cond = self.parse_expr()
-        then = self.parse_block("expected '{' after if condition", "this 'if'")
+        # An `else if` ladder is a chain, not nesting: parse it iteratively.
+        links = []
         orelse = None
-        if self.accept("Else"):
-            if self.at("If"):
-                self.enter()
-                try:
-                    orelse = self.parse_if()
-                finally:
-                    self.leave()
-            else:
+        while True:
+            tok = self.advance()
+            cond = self.parse_expr()
+            then = self.parse_block("expected '{' after if condition", "this 'if'")
+            links.append((tok, cond, then))
+            if not self.accept("Else"):
+                break
+            if not self.at("If"):
                 orelse = self.parse_block("expected '{' or 'if' after 'else'", "this 'else'")
-        end = orelse.span if orelse is not None else then.span
-        return A.If(cond, then, orelse, tok.to(end))
+                break
+        for tok, cond, then in reversed(links):
+            end = orelse.span if orelse is not None else then.span
+            orelse = A.If(cond, then, orelse, tok.to(end))
+        return orelse
 
     def parse_range(self) -> tuple[A.Expr, A.Expr]:
         start = self.parse_expr()
