@@ -226,16 +226,20 @@ def generate(templates: list[str], lines: int) -> str:
 
 # ---- timing ------------------------------------------------------------------------------
 
-def measure(fn, reps: int, warmup: int = 3) -> list[float]:
-    """Wall-clock milliseconds of `reps` calls of fn() after `warmup` calls."""
-    for _ in range(warmup):
-        fn()
-    times = []
+def measure(fns: dict, reps: int, warmup: int = 3) -> dict[str, list[float]]:
+    """Wall-clock milliseconds of `reps` calls of each fn, after `warmup` calls.
+    The functions take turns (round robin), so a burst of load from elsewhere
+    on the machine hits every row alike and the ratios stay meaningful."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(reps):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000.0)
+        for name, fn in fns.items():
+            gc.collect()
+            start = time.perf_counter()
+            fn()
+            times[name].append((time.perf_counter() - start) * 1000.0)
     return times
 
 
@@ -266,13 +270,14 @@ def main(argv: list[str] | None = None) -> int:
 
     tokens = lex(SourceFile("bench.ea", ea_bytes), DiagnosticSink())
     reps = max(args.reps, 2)  # "lex" includes building the SourceFile (line table)
-    rows = {
-        "ea analyze": (ea_text, measure(lambda: analyze(ea_bytes, "bench.ea", Options()), reps)),
-        "ea lex": (ea_text, measure(lambda: lex(SourceFile("bench.ea", ea_bytes), DiagnosticSink()),
-                                    reps)),
-        "ea parse": (ea_text, measure(lambda: parse(tokens, DiagnosticSink()), reps)),
-        "python ast.parse": (py_text, measure(lambda: ast.parse(py_text, "bench.py"), reps)),
-    }
+    times = measure({
+        "ea analyze": lambda: analyze(ea_bytes, "bench.ea", Options()),
+        "ea lex": lambda: lex(SourceFile("bench.ea", ea_bytes), DiagnosticSink()),
+        "ea parse": lambda: parse(tokens, DiagnosticSink()),
+        "python ast.parse": lambda: ast.parse(py_text, "bench.py"),
+    }, reps)
+    texts = {"ea analyze": ea_text, "ea lex": ea_text, "ea parse": ea_text, "python ast.parse": py_text}
+    rows = {name: (texts[name], t) for name, t in times.items()}
     out = {name: {"lines": text.count("\n"), "bytes": len(text.encode()), **summary(times)}
            for name, (text, times) in rows.items()}
     ratio = out["ea analyze"]["median_ms"] / out["python ast.parse"]["median_ms"]

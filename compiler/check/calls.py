@@ -43,6 +43,14 @@ class CallCheck:
     def args(self) -> list[T.Type]:
         return [self.arg(i) for i in range(self.nargs)]
 
+    def only_arg(self) -> T.Type:
+        """The argument of a one-argument intrinsic, or ERROR when the arity is
+        wrong (reported) or the argument is already in error (quiet)."""
+        if self.nargs != 1:
+            self.args()
+            return self.fail(f"{self.name} expects 1 argument", code="intrinsic-arity")
+        return self.arg(0)
+
     def peer_args(self, first: int = 0) -> list[T.Type]:
         """Type arguments first..end that must share one vector type: the
         context-typed ones (splat, load, load_masked) take the type of the

@@ -8,10 +8,7 @@ FAMILY = "arithmetic"
 
 
 def _splat(c) -> T.Type:
-    if c.nargs != 1:
-        c.args()
-        return c.fail("splat expects 1 argument", code="intrinsic-arity")
-    t = c.arg(0)
+    t = c.only_arg()
     if t.is_error:
         return T.ERROR
     if not T.is_numeric(t):
@@ -54,10 +51,7 @@ def _fma(c) -> T.Type:
 
 def _float_unary(name: str, since_vector_ok: bool = True):
     def rule(c) -> T.Type:
-        if c.nargs != 1:
-            c.args()
-            return c.fail(f"{name} expects 1 argument", code="intrinsic-arity")
-        t = c.arg(0)
+        t = c.only_arg()
         if t.is_error:
             return T.ERROR
         if t is T.FLOAT_LIT or t in (T.F32, T.F64) or T.is_float_vector(t):
@@ -67,10 +61,7 @@ def _float_unary(name: str, since_vector_ok: bool = True):
 
 
 def _abs(c) -> T.Type:
-    if c.nargs != 1:
-        c.args()
-        return c.fail("abs expects 1 argument", code="intrinsic-arity")
-    t = c.arg(0)
+    t = c.only_arg()
     if t.is_error:
         return T.ERROR
     if t is T.FLOAT_LIT or t in (T.F32, T.F64) or T.is_float_vector(t):

@@ -9,10 +9,7 @@ FAMILY = "conversion"
 
 def _to(name: str, target: T.Scalar, vector_from_i32: bool = False):
     def rule(c) -> T.Type:
-        if c.nargs != 1:
-            c.args()
-            return c.fail(f"{name} expects 1 argument", code="intrinsic-arity")
-        t = c.arg(0)
+        t = c.only_arg()
         if t.is_error:
             return T.ERROR
         if T.is_numeric(t):
@@ -35,10 +32,7 @@ def _ptr_as(elem: str) -> Intrinsic:
     pointee = T.SCALARS[elem]
 
     def rule(c) -> T.Type:
-        if c.nargs != 1:
-            c.args()
-            return c.fail(f"{name} expects 1 argument", code="intrinsic-arity")
-        t = c.arg(0)
+        t = c.only_arg()
         if t.is_error:
             return T.ERROR
         if not isinstance(t, T.Pointer):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..typesys import model as T
-from .memory import pointee_scalar
+from .memory import check_writable, pointee_scalar
 from .table import Intrinsic
 
 FAMILY = "gather/scatter"
@@ -39,15 +39,12 @@ def _scatter(c) -> T.Type:
     if elem.is_error or idx.is_error or v.is_error:
         return T.ERROR
     if not p.mutable:
-        return c.fail("scatter requires mutable pointer. Declare as *mut to allow writes", c.arg_span(0),
-                      code="immutable-pointer")
+        check_writable(c, p, elem)
+        return T.ERROR
     if not isinstance(v, T.Vector) or v.lanes != idx.lanes:
         return c.fail(f"scatter expects a vector of {idx.lanes} lanes to match the indices, got {v}",
                       c.arg_span(2))
-    if v.elem is not elem:
-        return c.fail(f"scatter type mismatch: pointer element type is {elem}, "
-                      f"but vector element type is {v.elem}")
-    return T.VOID
+    return T.VOID if check_writable(c, p, v.elem) else T.ERROR
 
 
 def _gather_target(c, result):

@@ -53,10 +53,7 @@ def _select(c) -> T.Type:
 
 
 def _movemask(c) -> T.Type:
-    if c.nargs != 1:
-        c.args()
-        return c.fail("movemask expects 1 argument", code="intrinsic-arity")
-    t = c.arg(0)
+    t = c.only_arg()
     if t.is_error:
         return T.ERROR
     # Masks count as bytes: a true lane has its top bit set.

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..typesys import model as T
-from .memory import check_index, pointee_scalar
+from .memory import check_index, check_writable, pointee_scalar
 from .table import Intrinsic
 
 FAMILY = "masked memory"
@@ -31,12 +31,8 @@ def _store_masked(c) -> T.Type:
         return T.ERROR
     if not isinstance(p, T.Pointer) or not isinstance(v, T.Vector):
         return c.fail(f"store_masked expects (mut ptr, index, vector, count), got ({p}, {c.arg(1)}, {v}, {count})")
-    if not p.mutable:
-        return c.fail("store_masked requires mutable pointer. Declare as *mut to allow writes",
-                      c.arg_span(0), code="immutable-pointer")
-    if p.pointee is not v.elem:
-        return c.fail(f"store_masked type mismatch: pointer element type is {p.pointee}, "
-                      f"but vector element type is {v.elem}")
+    if not check_writable(c, p, v.elem):
+        return T.ERROR
     if not T.is_int(count):
         return c.fail(f"store_masked count must be integer, got {count}", c.arg_span(3))
     return T.VOID

@@ -22,6 +22,19 @@ def pointee_scalar(c, i: int, name: str) -> T.Type:
     return t.pointee
 
 
+def check_writable(c, p: T.Pointer, elem: T.Type, what: str = "vector element type") -> bool:
+    """The rule every storing intrinsic shares: a *mut pointer whose element
+    type is the stored one. Reports and returns False otherwise."""
+    if not p.mutable:
+        c.fail(f"{c.name} requires mutable pointer. Declare as *mut to allow writes", c.arg_span(0),
+               code="immutable-pointer")
+        return False
+    if p.pointee is not elem:
+        c.fail(f"{c.name} type mismatch: pointer element type is {p.pointee}, but {what} is {elem}")
+        return False
+    return True
+
+
 def check_index(c, i: int, name: str) -> bool:
     t = c.arg(i)
     if t.is_error or T.is_int(t):
@@ -60,13 +73,7 @@ def _store(c) -> T.Type:
         return T.ERROR
     if not isinstance(p, T.Pointer) or not isinstance(v, T.Vector):
         return c.fail(f"store expects (mut ptr, index, vector), got ({p}, {c.arg(1)}, {v})")
-    if not p.mutable:
-        return c.fail("store requires mutable pointer. Declare as *mut to allow writes", c.arg_span(0),
-                      code="immutable-pointer")
-    if p.pointee is not v.elem:
-        return c.fail(f"store type mismatch: pointer element type is {p.pointee}, "
-                      f"but vector element type is {v.elem}")
-    return T.VOID
+    return T.VOID if check_writable(c, p, v.elem) else T.ERROR
 
 
 def _println(c) -> T.Type:

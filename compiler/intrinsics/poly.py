@@ -10,10 +10,7 @@ FAMILY = "polynomial approximation"
 
 def _poly(name: str, scalar: str, doc: str, since: str) -> Intrinsic:
     def rule(c) -> T.Type:
-        if c.nargs != 1:
-            c.args()
-            return c.fail(f"{name} expects 1 argument", code="intrinsic-arity")
-        t = c.arg(0)
+        t = c.only_arg()
         if t.is_error:
             return T.ERROR
         if isinstance(t, T.Vector):

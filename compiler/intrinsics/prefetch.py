@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..typesys import model as T
-from .memory import check_index
+from .memory import check_index, check_writable
 from .table import Intrinsic
 
 FAMILY = "prefetch"
@@ -37,22 +37,13 @@ def _stream_store(c) -> T.Type:
         return T.ERROR
     if not isinstance(p, T.Pointer):
         return c.fail(f"stream_store expects (mut ptr, index, value), got ({p}, {c.arg(1)}, {v})")
-    if not p.mutable:
-        return c.fail("stream_store requires mutable pointer. Declare as *mut to allow writes", c.arg_span(0),
-                      code="immutable-pointer")
     if isinstance(v, T.Vector):
-        if p.pointee is not v.elem:
-            return c.fail(f"stream_store type mismatch: pointer element type is {p.pointee}, "
-                          f"but vector element type is {v.elem}")
-        return T.VOID
+        return T.VOID if check_writable(c, p, v.elem) else T.ERROR
     # A bare literal is refused: the store width must come from a typed value.
     if v not in _STREAM_SCALARS:
         return c.fail("stream_store expects a vector or a typed i16, u16, i32, u32, i64 or u64 value, "
                       f"got {v}", c.arg_span(2))
-    if p.pointee is not v:
-        return c.fail(f"stream_store type mismatch: pointer element type is {p.pointee}, "
-                      f"but value type is {v}")
-    return T.VOID
+    return T.VOID if check_writable(c, p, v, "value type") else T.ERROR
 
 
 def _fence_nt(c) -> T.Type:

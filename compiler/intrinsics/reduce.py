@@ -9,10 +9,7 @@ FAMILY = "reduction"
 
 def _reduce(name: str, float_only: bool = False):
     def rule(c) -> T.Type:
-        if c.nargs != 1:
-            c.args()
-            return c.fail(f"{name} expects 1 argument", code="intrinsic-arity")
-        t = c.arg(0)
+        t = c.only_arg()
         if t.is_error:
             return T.ERROR
         if not isinstance(t, T.Vector):
