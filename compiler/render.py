@@ -25,6 +25,7 @@ def _pad(prefix: str) -> str:
     return "".join("\t" if c == "\t" else " " * _width(c) for c in prefix)
 
 
+_LONG_LINE = 200  # longer source lines are shown as a window around the span
 _WINDOW_BEFORE = 60
 _WINDOW_AFTER = 100
 
@@ -44,11 +45,13 @@ def snippet(source: SourceFile, span: Span) -> list[str]:
     end = span.end_col - 1 if span.end_line == span.line else len(text)
     end = max(min(end, start + _WINDOW_AFTER), start + 1)
     left = ""
-    if start > _WINDOW_BEFORE:
+    if len(text) > _LONG_LINE and start > _WINDOW_BEFORE:
         cut = start - _WINDOW_BEFORE
         text, start, end, left = text[cut:], start - cut, end - cut, "..."
-    right = "..." if len(text) > end + _WINDOW_AFTER else ""
-    text = _visible(text[: end + _WINDOW_AFTER])
+    right = ""
+    if len(text) > _LONG_LINE and len(text) > end + _WINDOW_AFTER:
+        text, right = text[: end + _WINDOW_AFTER], "..."
+    text = _visible(text)
     marked = text[start:end]
     carets = max(_width(marked.replace("\t", " ")), 1)
     return ["    " + left + text + right, "    " + " " * len(left) + _pad(text[:start]) + "^" * carets]

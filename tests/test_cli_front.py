@@ -292,3 +292,16 @@ def test_compile_with_errors_prints_diagnostics_and_exits_1(tmp_path):
         "        return cuont",
         "               ^^^^^",
     ]
+
+
+def test_closed_stdout_is_not_a_traceback(tmp_path):
+    """`ea FILE --emit-tokens | head -1`: the reader leaves early."""
+    src = tmp_path / "big.ea"
+    src.write_text("func f() {}\n" * 20000)
+    proc = subprocess.Popen([str(EA), str(src), "--emit-tokens"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err

@@ -2,6 +2,7 @@
 requested data to stdout; user errors exit 1, never with a traceback."""
 from __future__ import annotations
 
+import os
 import sys
 
 from .. import __version__
@@ -43,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         code = 1
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:
+        # The reader went away (`ea ... | head`): not an error of ours to report.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
     if argv is None:
         sys.exit(code)
     return code
