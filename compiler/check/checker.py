@@ -224,6 +224,9 @@ class Checker(ExprChecker, StmtChecker):
         params = [self.resolve_type(p.type, check_target=True) for p in f.params]
         ret = self.resolve_type(f.ret, check_target=True) if f.ret is not None else T.VOID
         self.options = self.base_options
+        f.ret_ty = ret
+        for p, t in zip(f.params, params):
+            p.ty = t
         kind = "kernel" if f.origin is not None else "function"
         shown = [f"{p.name}: {A.type_text(p.type)}" for p in f.params]
         signature = f"{'export ' if f.export else ''}func {f.name}({', '.join(shown)})" + \

@@ -6,7 +6,6 @@ import os
 import sys
 
 from .. import __version__
-from ..analysis import analyze
 from ..ast_dump import ast_dump
 from ..diagnostics import DiagnosticSink
 from ..options import Options
@@ -14,6 +13,7 @@ from ..render import render_all
 from ..source import SourceFile
 from ..syntax.lexer import lex, token_dump
 from ..syntax.parser import parse
+from ..driver import BuildRequest, build
 from .check_cmd import run_check
 from .flags import UsageError, parse_target_flag, validate
 
@@ -65,8 +65,8 @@ def _dispatch(args: list[str]) -> int:
         print(f"ea {__version__}")
         return 0
     if first == "--print-target":
-        import llvmlite.binding as llvm
-        print(llvm.get_host_cpu_name())
+        from ..codegen.target import host_cpu_name
+        print(host_cpu_name())
         return 0
     if first == "check":
         return run_check(args[1:])
@@ -78,12 +78,14 @@ def _dispatch(args: list[str]) -> int:
 def _compile(path: str, rest: list[str]) -> int:
     opts = Options()
     flags: set[str] = set()
+    out = None
     i = 0
     while i < len(rest):
         arg = rest[i]
         if arg == "-o":
             if i + 1 >= len(rest):
                 raise UsageError("-o needs a path")
+            out = rest[i + 1]
             i += 2
             continue
         if arg in _BUILD_FLAGS:
@@ -104,13 +106,7 @@ def _compile(path: str, rest: list[str]) -> int:
     if "--emit-ast" in flags:
         return _emit_front(path, data, tokens_only=False)
     validate(opts)
-    result = analyze(data, path, opts)
-    sys.stderr.write(render_all(result.diagnostics, result.source, path))
-    if result.errors:
-        return 1
-    print("error: code generation is not available in this build of ea yet; "
-          f"'{path}' passed all front-end checks (use 'ea check' in CI until it lands)", file=sys.stderr)
-    return 1
+    return build(BuildRequest(path, data, opts, frozenset(flags), out))
 
 
 def _emit_front(path: str, data: bytes, tokens_only: bool) -> int:

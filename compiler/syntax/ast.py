@@ -152,6 +152,7 @@ class Let:
     value: Expr
     span: Span
     synthetic: bool = False
+    ty: Any = field(default=None, kw_only=True)  # the declared type, once checked
 
 
 @node
@@ -242,6 +243,7 @@ class Param:
     cap: Optional[Annotation]
     count: Optional[Annotation]
     span: Span
+    ty: Any = field(default=None, kw_only=True)  # once checked
 
 
 @node
@@ -255,6 +257,7 @@ class Func:
     cfg: Optional[str]
     span: Span
     origin: Optional["Kernel"] = None  # set when desugared from a kernel
+    ret_ty: Any = field(default=None, kw_only=True)  # the return type, once checked
 
 
 @node

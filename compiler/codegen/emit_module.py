@@ -1,0 +1,113 @@
+"""The typed, desugared program to an LLVM IR module (llvmlite.ir).
+
+Exported functions get external linkage and the C calling convention;
+the others are private and always inlined; every function is nounwind.
+`#[cfg]` keeps only the functions of the target's architecture.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..options import Options
+from ..symbols import SymbolTable
+from ..syntax import ast as A
+from ..typesys import model as T
+from .debuginfo import DebugInfo
+from .emit_exprs import ExprEmitter
+from .emit_stmts import StmtEmitter
+from .ltypes import TypeMap
+
+
+class CodegenError(Exception):
+    """An internal error, tied to the function being generated."""
+
+    def __init__(self, message: str, span):
+        super().__init__(message)
+        self.span = span
+
+
+class ModuleEmitter:
+    def __init__(self, path: str, options: Options, symbols: SymbolTable, triple: str, data_layout: str):
+        self.module = ir.Module(name="ea_module", context=ir.Context())
+        self.module.triple = triple
+        self.module.data_layout = data_layout
+        self.options = options
+        self.types = TypeMap(self.module)
+        self.debug = DebugInfo(self.module, path)
+        self.functions: dict[str, tuple[ir.Function, list[T.Type], T.Type]] = {}
+        self.const_values = {s.name: s.value for s in symbols.symbols if s.kind == "const"}
+        self._strings: dict[str, ir.GlobalVariable] = {}
+
+    def emit(self, program: A.Program) -> ir.Module:
+        arch = self.options.arch
+        funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg in (None, arch)]
+        for f in funcs:
+            self.declare(f)
+        for f in funcs:
+            try:
+                FuncEmitter(self, f).emit()
+            except CodegenError:
+                raise
+            except Exception as err:  # a bug of ours, reported with the function's location
+                raise CodegenError(f"internal compiler error while generating '{f.name}': "
+                                   f"{type(err).__name__}", f.name_span) from err
+        return self.module
+
+    def declare(self, f: A.Func) -> None:
+        params = [p.ty for p in f.params]
+        ret = f.ret_ty
+        is_main = f.name == "main"
+        lret = ir.IntType(32) if is_main and ret is T.VOID else self.types(ret)
+        fn = ir.Function(self.module, ir.FunctionType(lret, [self.types(t) for t in params]), name=f.name)
+        fn.attributes.add("nounwind")
+        if not (f.export or is_main):
+            fn.linkage = "private"
+            fn.attributes.add("alwaysinline")
+        for arg, p, t in zip(fn.args, f.params, params):
+            arg.name = p.name
+            if isinstance(t, T.Pointer) and t.restrict:
+                arg.add_attribute("noalias")
+        self.functions[f.name] = (fn, params, ret)
+
+    def string_constant(self, text: str) -> ir.GlobalVariable:
+        g = self._strings.get(text)
+        if g is None:
+            data = bytearray(text.encode("utf-8") + b"\0")
+            const = ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), data)
+            g = ir.GlobalVariable(self.module, const.type, name=f".str.{len(self._strings)}")
+            g.linkage = "private"
+            g.global_constant = True
+            g.unnamed_addr = True
+            g.initializer = const
+            self._strings[text] = g
+        return g
+
+
+class FuncEmitter(ExprEmitter, StmtEmitter):
+    def __init__(self, me: ModuleEmitter, f: A.Func):
+        self.module_emitter = me
+        self.module = me.module
+        self.types = me.types
+        self.debug = me.debug
+        self.func = f
+        self.fn, self.param_types, self.ret = me.functions[f.name]
+        self.is_main = f.name == "main"
+        self.entry = self.fn.append_basic_block("entry")
+        self.builder = ir.IRBuilder(self.entry)
+        self.scope = self.debug.subprogram(self.fn, f.name, f.span.line)
+        self.vars: dict[str, tuple[ir.Value, T.Type]] = {}
+
+    def at(self, span) -> None:
+        self.builder.debug_metadata = self.debug.location(span.line, span.col, self.scope)
+
+    def string_constant(self, text: str) -> ir.Value:
+        return self.module_emitter.string_constant(text)
+
+    def emit(self) -> None:
+        self.at(self.func.span)
+        for arg, p, t in zip(self.fn.args, self.func.params, self.param_types):
+            self.builder.store(arg, self.local(p.name, t))
+        self.block(self.func.body)
+        if not self.builder.block.is_terminated:
+            self.at(self.func.body.span.at_end())
+            self.return_default()

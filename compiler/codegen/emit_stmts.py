@@ -1,0 +1,139 @@
+"""Statement lowering: locals as entry-block allocas (SROA turns them into
+registers), structured control flow, returns."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..syntax import ast as A
+from ..typesys import model as T
+
+
+class StmtEmitter:
+    def block(self, block: A.Block) -> None:
+        for stmt in block.stmts:
+            if self.builder.block.is_terminated:
+                return  # statements after a `return` are ignored (LANGUAGE.md §4)
+            self.at(stmt.span)
+            self._stmt_dispatch[type(stmt)](self, stmt)
+
+    # ---- bindings ----
+    def local(self, name: str, t: T.Type) -> ir.AllocaInstr:
+        """A fresh stack slot (a new `let` replaces the binding, §4)."""
+        with self.builder.goto_block(self.entry):
+            if self.entry.instructions:
+                self.builder.position_before(self.entry.instructions[0])
+            slot = self.builder.alloca(self.types(t), name=name)
+        self.vars[name] = (slot, t)
+        return slot
+
+    def _let(self, s: A.Let) -> None:
+        t = s.ty
+        value = self.expr(s.value, t)
+        slot = self.local(s.name, t)
+        self.builder.store(value, slot)
+
+    def _assign(self, s: A.Assign) -> None:
+        target = s.target
+        ptr, t = self.place(target)
+        self.builder.store(self.expr(s.value, t), ptr)
+
+    # ---- control flow ----
+    def _if(self, s: A.If) -> None:
+        cond = self.expr(s.cond)
+        then_bb = self.fn.append_basic_block("if.then")
+        merge_bb = self.fn.append_basic_block("if.end")
+        else_bb = self.fn.append_basic_block("if.else") if s.orelse is not None else merge_bb
+        self.builder.cbranch(cond, then_bb, else_bb)
+        self.builder.position_at_end(then_bb)
+        self.block(s.then)
+        self._branch(merge_bb)
+        if s.orelse is not None:
+            self.builder.position_at_end(else_bb)
+            if isinstance(s.orelse, A.Block):
+                self.block(s.orelse)
+            else:
+                self.at(s.orelse.span)
+                self._if(s.orelse)
+            self._branch(merge_bb)
+        self.builder.position_at_end(merge_bb)
+
+    def _branch(self, target: ir.Block) -> None:
+        if not self.builder.block.is_terminated:
+            self.builder.branch(target)
+
+    def _while(self, s: A.While, unroll: int | None = None) -> None:
+        cond_bb = self.fn.append_basic_block("while.cond")
+        body_bb = self.fn.append_basic_block("while.body")
+        end_bb = self.fn.append_basic_block("while.end")
+        self.builder.branch(cond_bb)
+        self.builder.position_at_end(cond_bb)
+        self.at(s.cond.span)
+        self.builder.cbranch(self.expr(s.cond), body_bb, end_bb)
+        self.builder.position_at_end(body_bb)
+        self.block(s.body)
+        self._latch(cond_bb, unroll)
+        self.builder.position_at_end(end_bb)
+
+    def _latch(self, header: ir.Block, unroll: int | None) -> None:
+        """The back edge. `unroll(N)` is a hint only: like the reference
+        compiler we leave unrolling to LLVM's heuristics (LANGUAGE.md §4)."""
+        self._branch(header)
+
+    def _foreach(self, s: A.ForEach, unroll: int | None = None) -> None:
+        start = self.expr(s.start, T.I32)
+        end = self.expr(s.end, T.I32)  # evaluated once, before the loop (§4)
+        saved = dict(self.vars)
+        slot = self.local(s.var, T.I32)
+        self.builder.store(self.convert_int(start, s.start.ty, T.I32), slot)
+        end = self.convert_int(end, s.end.ty, T.I32)
+        cond_bb = self.fn.append_basic_block("foreach.cond")
+        body_bb = self.fn.append_basic_block("foreach.body")
+        end_bb = self.fn.append_basic_block("foreach.end")
+        self.builder.branch(cond_bb)
+        self.builder.position_at_end(cond_bb)
+        i = self.builder.load(slot, typ=ir.IntType(32))
+        self.builder.cbranch(self.builder.icmp_signed("<", i, end), body_bb, end_bb)
+        self.builder.position_at_end(body_bb)
+        self.block(s.body)
+        if not self.builder.block.is_terminated:
+            self.at(s.span)
+            i = self.builder.load(slot, typ=ir.IntType(32))
+            self.builder.store(self.builder.add(i, ir.Constant(ir.IntType(32), 1), flags=["nsw"]), slot)
+        self._latch(cond_bb, unroll)
+        self.builder.position_at_end(end_bb)
+        self.vars = saved
+
+    def _unroll(self, s: A.Unroll) -> None:
+        loop = s.loop
+        if isinstance(loop, A.While):
+            self._while(loop, s.count)
+        else:
+            self._foreach(loop, s.count)
+
+    def _return(self, s: A.Return) -> None:
+        if s.value is None or self.ret is T.VOID:
+            if s.value is not None:
+                self.expr(s.value)
+            self.return_default()
+            return
+        self.builder.ret(self.expr(s.value, self.ret))
+
+    def return_default(self) -> None:
+        """Falling off the end returns the zero value (§3.1); `main` returns 0."""
+        if self.ret is T.VOID:
+            if self.is_main:
+                self.builder.ret(ir.Constant(ir.IntType(32), 0))
+            else:
+                self.builder.ret_void()
+        else:
+            self.builder.ret(ir.Constant(self.types(self.ret), None))
+
+    def _expr_stmt(self, s: A.ExprStmt) -> None:
+        self.expr(s.expr)
+
+
+StmtEmitter._stmt_dispatch = {
+    A.Let: StmtEmitter._let, A.Assign: StmtEmitter._assign, A.If: StmtEmitter._if,
+    A.While: StmtEmitter._while, A.ForEach: StmtEmitter._foreach, A.Unroll: StmtEmitter._unroll,
+    A.Return: StmtEmitter._return, A.ExprStmt: StmtEmitter._expr_stmt,
+}

@@ -1,0 +1,74 @@
+"""Helpers the intrinsic lowerings share: LLVM intrinsic declarations with
+mangled names, and argument emission at the checked types."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...typesys import model as T
+
+
+def mangle(t: ir.Type) -> str:
+    """LLVM's overload suffix: float -> f32, <8 x float> -> v8f32, i32 -> i32."""
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{mangle(t.element)}"
+    if isinstance(t, ir.HalfType):
+        return "f16"
+    if isinstance(t, ir.FloatType):
+        return "f32"
+    if isinstance(t, ir.DoubleType):
+        return "f64"
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    if isinstance(t, ir.PointerType):
+        return "p0"
+    raise TypeError(f"cannot mangle {t}")
+
+
+def declare(em, name: str, ret: ir.Type, args: list[ir.Type], varargs: bool = False) -> ir.Function:
+    """A function declaration in the module, created once."""
+    module = em.module
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ret, args, var_arg=varargs), name=name)
+    return fn
+
+
+def call_intrinsic(em, base: str, overloads: list[ir.Type], ret: ir.Type, args: list[ir.Value],
+                   fastmath: tuple[str, ...] = ()) -> ir.Value:
+    """Call `<base>.<mangled overloads>` (e.g. llvm.fma.v8f32) with `args`."""
+    name = base + "".join("." + mangle(t) for t in overloads)
+    fn = declare(em, name, ret, [a.type for a in args])
+    return em.builder.call(fn, args, fastmath=fastmath)
+
+
+def args_at(em, call, types: list[T.Type | None]) -> list[ir.Value]:
+    """Emit the call's arguments, literals materialised at `types`."""
+    return [em.expr(a, t) for a, t in zip(call.args, types)]
+
+
+def elem_of(t: T.Type) -> T.Scalar:
+    return t.elem if isinstance(t, T.Vector) else t
+
+
+def const_int(value: int, bits: int = 32) -> ir.Constant:
+    return ir.Constant(ir.IntType(bits), value)
+
+
+def immediate(em, node) -> int:
+    """An immediate operand's value: the checker has already proved it a
+    compile-time integer in range (INTRINSICS.md §0.1), so evaluate it the
+    same way, with the module's constants."""
+    from ...check.consteval import evaluate
+    return int(evaluate(node, em.module_emitter.const_values))
+
+
+def splat_const(lt: ir.VectorType, value) -> ir.Constant:
+    """A constant vector with every lane equal to `value`."""
+    return ir.Constant(lt, [value] * lt.count)
+
+
+def shuffle(em, a: ir.Value, b: ir.Value | None, indices: list[int]) -> ir.Value:
+    """shufflevector with a constant mask; `b=None` means an undefined second operand."""
+    second = b if b is not None else ir.Constant(a.type, ir.Undefined)
+    mask = ir.Constant(ir.VectorType(ir.IntType(32), len(indices)), indices)
+    return em.builder.shuffle_vector(a, second, mask)

@@ -1,0 +1,77 @@
+"""Lowering of prefetch, masked load/store, gather and scatter."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...typesys import model as T
+from .common import call_intrinsic, const_int
+from .memory import element_address
+
+
+def _prefetch(rw: int, locality: int):
+    def lower(em, call, want):
+        addr = element_address(em, call.args[0], call.args[1], call.args[0].ty.pointee)
+        call_intrinsic(em, "llvm.prefetch", [ir.PointerType()], ir.VoidType(),
+                       [addr, const_int(rw), const_int(locality), const_int(1)])
+    return lower
+
+
+def lane_mask(em, count_node, lanes: int) -> ir.Value:
+    """Lanes k < count as <N x i1>; count compares unsigned as i32 (INTRINSICS.md §11)."""
+    count = em.convert_int(em.expr(count_node, T.I32), count_node.ty, T.I32)
+    bld = em.builder
+    wide = ir.VectorType(ir.IntType(32), lanes)
+    splat = bld.insert_element(ir.Constant(wide, ir.Undefined), count, const_int(0))
+    splat = bld.shuffle_vector(splat, ir.Constant(wide, ir.Undefined), ir.Constant(wide, [0] * lanes))
+    return bld.icmp_unsigned("<", ir.Constant(wide, list(range(lanes))), splat)
+
+
+def _load_masked(em, call, want):
+    vt = call.ty
+    addr = element_address(em, call.args[0], call.args[1], vt.elem)
+    mask = lane_mask(em, call.args[2], vt.lanes)
+    lt = em.types(vt)
+    return call_intrinsic(em, "llvm.masked.load", [lt, ir.PointerType()], lt,
+                          [addr, const_int(max(vt.elem.bits // 8, 1)), mask, ir.Constant(lt, None)])
+
+
+def _store_masked(em, call, want):
+    vt = call.args[2].ty
+    addr = element_address(em, call.args[0], call.args[1], vt.elem)
+    value = em.expr(call.args[2])
+    mask = lane_mask(em, call.args[3], vt.lanes)
+    call_intrinsic(em, "llvm.masked.store", [em.types(vt), ir.PointerType()], ir.VoidType(),
+                   [value, addr, const_int(max(vt.elem.bits // 8, 1)), mask])
+
+
+def _addresses(em, ptr_node, idx_node, elem: T.Type) -> ir.Value:
+    ptr = em.expr(ptr_node)
+    idx = em.expr(idx_node)
+    return em.builder.gep(ptr, [idx], source_etype=em.types(elem))
+
+
+def _all_true(lanes: int) -> ir.Constant:
+    return ir.Constant(ir.VectorType(ir.IntType(1), lanes), [1] * lanes)
+
+
+def _gather(em, call, want):
+    vt = call.ty
+    addrs = _addresses(em, call.args[0], call.args[1], vt.elem)
+    lt = em.types(vt)
+    ptrs = ir.VectorType(ir.PointerType(), vt.lanes)
+    return call_intrinsic(em, "llvm.masked.gather", [lt, ptrs], lt,
+                          [addrs, const_int(max(vt.elem.bits // 8, 1)), _all_true(vt.lanes),
+                           ir.Constant(lt, ir.Undefined)])
+
+
+def _scatter(em, call, want):
+    vt = call.args[2].ty
+    addrs = _addresses(em, call.args[0], call.args[1], vt.elem)
+    value = em.expr(call.args[2])
+    ptrs = ir.VectorType(ir.PointerType(), vt.lanes)
+    call_intrinsic(em, "llvm.masked.scatter", [em.types(vt), ptrs], ir.VoidType(),
+                   [value, addrs, const_int(max(vt.elem.bits // 8, 1)), _all_true(vt.lanes)])
+
+
+LOWER = {"prefetch": _prefetch(0, 3), "prefetch_write": _prefetch(1, 3), "prefetch_nta": _prefetch(0, 0),
+         "load_masked": _load_masked, "store_masked": _store_masked, "gather": _gather, "scatter": _scatter}

@@ -1,0 +1,69 @@
+"""LLVM initialisation and the target machine for a set of Options
+(TOOLCHAIN.md §1.3)."""
+from __future__ import annotations
+
+import functools
+
+import llvmlite.binding as llvm
+
+from ..options import Options
+
+# Kernels must not call libc; the outliner makes listings hard to read.
+_PROCESS_OPTIONS = ("-disable-loop-idiom-memset", "-disable-loop-idiom-memcpy",
+                    "-enable-machine-outliner=never")
+
+
+@functools.cache
+def init() -> None:
+    """Initialise LLVM once per process (targets, printers, options)."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    for opt in _PROCESS_OPTIONS:
+        llvm.set_option("ea", opt)
+
+
+def triple(options: Options) -> str:
+    return options.target_triple or llvm.get_process_triple()
+
+
+def cpu_and_features(options: Options) -> tuple[str, str]:
+    """CPU name and feature string: `--target`, else generic when
+    cross-compiling, else the host CPU and its features; flags appended."""
+    init()
+    features: list[str] = []
+    if options.target_cpu and options.target_cpu != "native":
+        cpu = options.target_cpu
+    elif options.target_triple and options.target_triple != llvm.get_process_triple():
+        cpu = "generic"
+    else:
+        cpu = llvm.get_host_cpu_name()
+        features.append(llvm.get_host_cpu_features().flatten())
+    if options.avx512:
+        features.append("+avx512f,+avx512vl,+avx512bw")
+    if options.is_arm:
+        features.append("+neon")
+        if options.fp16:
+            features.append("+fullfp16")
+        if options.dotprod:
+            features.append("+dotprod")
+        if options.i8mm:
+            features.append("+i8mm")
+    return cpu, ",".join(f for f in features if f)
+
+
+@functools.lru_cache(maxsize=16)
+def _machine(tr: str, cpu: str, features: str, opt: int) -> llvm.TargetMachine:
+    target = llvm.Target.from_triple(tr)
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt, reloc="pic",
+                                        codemodel="default")
+
+
+def target_machine(options: Options) -> llvm.TargetMachine:
+    init()
+    cpu, features = cpu_and_features(options)
+    return _machine(triple(options), cpu, features, options.opt_level)
+
+
+def host_cpu_name() -> str:
+    init()
+    return llvm.get_host_cpu_name()

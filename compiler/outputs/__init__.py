@@ -1,0 +1,1 @@
+"""Generated artefacts besides machine code: the C header and `.ea.json`."""

@@ -1,0 +1,41 @@
+"""The `.ea.json` metadata written with `--lib` (TOOLCHAIN.md §3), in the
+reference writer's exact layout: 2-space indent, one object per export,
+args on one line."""
+from __future__ import annotations
+
+import json
+
+from ..syntax import ast as A
+
+
+def _arg(p: A.Param) -> dict:
+    return {"name": p.name, "type": A.type_text(p.type), "direction": "out" if p.out else "in",
+            "cap": p.cap.text if p.cap else None, "count": p.count.text if p.count else None}
+
+
+def metadata_text(library: str, program: A.Program) -> str:
+    exports = [f for f in program.items if isinstance(f, A.Func) and f.export]
+    structs = [s for s in program.items if isinstance(s, A.StructDecl)]
+    dump = json.dumps
+    lines = ["{", f'  "library": {dump(library)},']
+    if exports:
+        lines.append('  "exports": [')
+        for k, f in enumerate(exports):
+            args = ", ".join(dump(_arg(p)) for p in f.params)
+            ret = dump(A.type_text(f.ret)) if f.ret is not None else "null"
+            lines += ["    {", f'      "name": {dump(f.name)},', f'      "args": [{args}],',
+                      f'      "return_type": {ret}', "    }" + ("," if k + 1 < len(exports) else "")]
+        lines.append("  ],")
+    else:
+        lines += ['  "exports": [', "  ],"]
+    if structs:
+        lines.append('  "structs": [')
+        for k, s in enumerate(structs):
+            fields = ", ".join(dump({"name": f.name, "type": A.type_text(f.type)}) for f in s.fields)
+            lines += ["    {", f'      "name": {dump(s.name)},', f'      "fields": [{fields}]',
+                      "    }" + ("," if k + 1 < len(structs) else "")]
+        lines.append("  ]")
+    else:
+        lines += ['  "structs": [', "  ]"]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
