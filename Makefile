@@ -18,8 +18,7 @@ system-deps:
 
 demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
-	$(BIN)/ea examples/saxpy.ea --emit-ast
-	$(BIN)/ea examples/saxpy.ea --emit-tokens | head -n 12
+	$(BIN)/python examples/demo.py
 
 test: $(STAMP) system-deps
 	$(BIN)/pytest
