@@ -42,7 +42,8 @@ def compile_source(data: bytes | str, path: str, options: Options):
     try:
         return analysis, generate(analysis)
     except CodegenError as err:
-        analysis.diagnostics.append(Diagnostic("error", "codegen", "internal", str(err), err.span))
+        code = "target" if err.user else "internal"
+        analysis.diagnostics.append(Diagnostic("error", "codegen", code, str(err), err.span))
         return analysis, None
 
 

@@ -50,3 +50,20 @@ def test_mutants_that_type_check_compile(path, data, opts):
         if not lines:
             return
     compile_if_valid("\n".join(lines), opts)
+
+
+def test_an_instruction_the_cpu_lacks_is_an_error_not_an_abort():
+    """LLVM aborts the process when an x86 intrinsic is selected for a CPU
+    without it; codegen must refuse first, at the call."""
+    from compiler.driver import compile_source
+    src = "export func f(a: u8x32, b: u8x32) -> u8x32 {\n    return shuffle_bytes(a, b)\n}\n"
+    analysis, module = compile_source(src, "k.ea", Options(target_cpu="x86-64"))
+    assert module is None
+    (d,) = analysis.errors
+    assert (d.kind, d.code, d.span.line, d.span.col) == ("codegen", "target", 2, 12)
+    assert d.message.startswith("shuffle_bytes needs the AVX2 instruction set, which --target=x86-64")
+    _, module = compile_source(src, "k.ea", Options(target_cpu="haswell"))
+    assert module is not None and "vpshufb" in module.asm()
+    half = "export func h(a: i16x8) -> f32x8 {\n    return cvt_f16_f32(a)\n}\n"
+    analysis, module = compile_source(half, "k.ea", Options(target_cpu="x86-64"))
+    assert module is None and "F16C" in analysis.errors[0].message

@@ -13,7 +13,8 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 
 from ..analysis import Analysis
-from .emit_module import CodegenError, ModuleEmitter
+from .emit_module import ModuleEmitter
+from .errors import CodegenError
 from .target import init, target_machine, triple
 
 

@@ -221,7 +221,11 @@ class ExprEmitter:
         if lower is None and e.name.startswith("load_") and e.name not in self.module_emitter.functions:
             lower = LOWER["load"]
         if lower is not None:
-            return lower(self, e, want)
+            self.calls.append(e)
+            try:
+                return lower(self, e, want)
+            finally:
+                self.calls.pop()
         fn, param_types, ret = self.module_emitter.functions[e.name]
         args = [self.expr(a, t) for a, t in zip(e.args, param_types)]
         return self.builder.call(fn, args)

@@ -15,15 +15,8 @@ from ..typesys import model as T
 from .debuginfo import DebugInfo
 from .emit_exprs import ExprEmitter
 from .emit_stmts import StmtEmitter
+from .errors import CodegenError
 from .ltypes import TypeMap
-
-
-class CodegenError(Exception):
-    """An internal error, tied to the function being generated."""
-
-    def __init__(self, message: str, span):
-        super().__init__(message)
-        self.span = span
 
 
 class ModuleEmitter:
@@ -96,6 +89,8 @@ class FuncEmitter(ExprEmitter, StmtEmitter):
         self.builder = ir.IRBuilder(self.entry)
         self.scope = self.debug.subprogram(self.fn, f.name, f.span.line)
         self.vars: dict[str, tuple[ir.Value, T.Type]] = {}
+        self.options = me.options
+        self.calls: list[A.Call] = []  # intrinsic calls being lowered, innermost last
 
     def at(self, span) -> None:
         self.builder.debug_metadata = self.debug.location(span.line, span.col, self.scope)

@@ -6,10 +6,10 @@ not, and codegen refuses those with a clear error instead of guessing.
 """
 from __future__ import annotations
 
-from . import arith, convert, dot, lanes, memaccess, memory, reduce
+from . import arith, convert, dot, fp16, halves, lanes, memaccess, memory, poly, reduce, saturate
 
 LOWER: dict = {}
-for _family in (memory, arith, reduce, lanes, convert, dot, memaccess):
+for _family in (memory, arith, reduce, lanes, halves, convert, dot, saturate, fp16, poly, memaccess):
     for _name, _fn in _family.LOWER.items():
         assert _name not in LOWER, f"lowering of {_name} declared twice"
         LOWER[_name] = _fn

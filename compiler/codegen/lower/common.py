@@ -5,6 +5,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...typesys import model as T
+from ..errors import CodegenError
+from ..features import INTRINSIC_GROUP_FEATURE, cpu_label, x86_features
 
 
 def mangle(t: ir.Type) -> str:
@@ -36,9 +38,23 @@ def declare(em, name: str, ret: ir.Type, args: list[ir.Type], varargs: bool = Fa
 def call_intrinsic(em, base: str, overloads: list[ir.Type], ret: ir.Type, args: list[ir.Value],
                    fastmath: tuple[str, ...] = ()) -> ir.Value:
     """Call `<base>.<mangled overloads>` (e.g. llvm.fma.v8f32) with `args`."""
+    if base.startswith("llvm.x86."):
+        require_x86(em, INTRINSIC_GROUP_FEATURE.get(base.split(".")[2], "sse2"))
     name = base + "".join("." + mangle(t) for t in overloads)
     fn = declare(em, name, ret, [a.type for a in args])
     return em.builder.call(fn, args, fastmath=fastmath)
+
+
+def require_x86(em, feature: str) -> None:
+    """Refuse, with the call's location, an instruction the CPU lacks."""
+    options = em.options
+    if feature in x86_features(options):
+        return
+    call = em.calls[-1] if em.calls else None
+    name = call.name if call is not None else "this operation"
+    raise CodegenError(f"{name} needs the {feature.upper()} instruction set, which {cpu_label(options)} "
+                       f"does not have; choose a newer --target (e.g. --target=x86-64-v3) or another "
+                       f"intrinsic", call.span if call is not None else None, user=True)
 
 
 def args_at(em, call, types: list[T.Type | None]) -> list[ir.Value]:
@@ -72,3 +88,8 @@ def shuffle(em, a: ir.Value, b: ir.Value | None, indices: list[int]) -> ir.Value
     second = b if b is not None else ir.Constant(a.type, ir.Undefined)
     mask = ir.Constant(ir.VectorType(ir.IntType(32), len(indices)), indices)
     return em.builder.shuffle_vector(a, second, mask)
+
+
+def is_arm(em) -> bool:
+    """The target is AArch64."""
+    return em.options.is_arm

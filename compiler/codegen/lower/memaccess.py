@@ -1,10 +1,11 @@
-"""Lowering of prefetch, masked load/store, gather and scatter."""
+"""Lowering of prefetch, streaming stores and their fence, masked load/store,
+gather and scatter."""
 from __future__ import annotations
 
 from llvmlite import ir
 
 from ...typesys import model as T
-from .common import call_intrinsic, const_int
+from .common import call_intrinsic, const_int, is_arm
 from .memory import element_address
 
 
@@ -45,9 +46,14 @@ def _store_masked(em, call, want):
 
 
 def _addresses(em, ptr_node, idx_node, elem: T.Type) -> ir.Value:
+    """&p[idx[k]] per lane: a GEP with a vector index yields <N x ptr>."""
     ptr = em.expr(ptr_node)
     idx = em.expr(idx_node)
-    return em.builder.gep(ptr, [idx], source_etype=em.types(elem))
+    addrs = em.builder.gep(ptr, [idx], source_etype=em.types(elem))
+    # llvmlite types any GEP on a scalar base as `ptr`; users of the value
+    # (the masked.gather/scatter calls) must see the vector type LLVM gives it.
+    addrs.type = ir.VectorType(ir.PointerType(), idx.type.count)
+    return addrs
 
 
 def _all_true(lanes: int) -> ir.Constant:
@@ -73,5 +79,24 @@ def _scatter(em, call, want):
                    [value, addrs, const_int(max(vt.elem.bits // 8, 1)), _all_true(vt.lanes)])
 
 
+def _stream_store(em, call, want):
+    ptr_t = call.args[0].ty
+    vt = call.args[2].ty
+    addr = element_address(em, call.args[0], call.args[1], ptr_t.pointee)
+    value = em.expr(call.args[2])
+    # Vectors: aligned to the full vector size, which is what lets x86 pick
+    # movnt* (misaligned addresses fault, INTRINSICS.md §10); scalars: natural size.
+    store = em.builder.store(value, addr, align=max(vt.bits // 8, 1))
+    store.set_metadata("nontemporal", em.module.add_metadata([const_int(1)]))
+
+
+def _fence_nt(em, call, want):
+    if is_arm(em):  # dmb ishst: orders stores against stores, inner shareable
+        call_intrinsic(em, "llvm.aarch64.dmb", [], ir.VoidType(), [const_int(10)])
+    else:
+        call_intrinsic(em, "llvm.x86.sse.sfence", [], ir.VoidType(), [])
+
+
 LOWER = {"prefetch": _prefetch(0, 3), "prefetch_write": _prefetch(1, 3), "prefetch_nta": _prefetch(0, 0),
-         "load_masked": _load_masked, "store_masked": _store_masked, "gather": _gather, "scatter": _scatter}
+         "load_masked": _load_masked, "store_masked": _store_masked, "gather": _gather, "scatter": _scatter,
+         "stream_store": _stream_store, "fence_nt": _fence_nt}

@@ -1,0 +1,35 @@
+"""Lowering of saturating add/subtract and absolute difference
+(INTRINSICS.md §7). Signedness always follows the checked element type, for
+the typed and the deprecated polymorphic spellings alike."""
+from __future__ import annotations
+
+from .common import call_intrinsic
+
+_SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
+_ABD_TYPES = _SAT_TYPES + ("i32x4", "u32x4")
+
+
+def _sat(op: str):
+    def lower(em, call, want):
+        vt = call.ty
+        a, b = (em.expr(x, vt) for x in call.args)
+        lt = em.types(vt)
+        sign = "u" if vt.elem.is_unsigned else "s"
+        return call_intrinsic(em, f"llvm.{sign}{op}.sat", [lt], lt, [a, b])
+    return lower
+
+
+def _abs_diff(em, call, want):
+    # ARM-only (target rule); sabd/uabd compute |a - b| without overflow.
+    vt = call.ty
+    a, b = (em.expr(x, vt) for x in call.args)
+    lt = em.types(vt)
+    sign = "u" if vt.elem.is_unsigned else "s"
+    return call_intrinsic(em, f"llvm.aarch64.neon.{sign}abd", [lt], lt, [a, b])
+
+
+LOWER = {
+    **{f"sat_add_{t}": _sat("add") for t in _SAT_TYPES}, "sat_add": _sat("add"),
+    **{f"sat_sub_{t}": _sat("sub") for t in _SAT_TYPES}, "sat_sub": _sat("sub"),
+    **{f"abs_diff_{t}": _abs_diff for t in _ABD_TYPES}, "abs_diff": _abs_diff,
+}
