@@ -64,7 +64,7 @@ class ExprEmitter:
             base = self.expr(e.base)
             idx = self.index64(e.index)
             elem = base_t.pointee
-            return self.builder.gep(base, [idx], source_etype=self.types(elem)), elem
+            return self.gep(base, [idx], self.types(elem)), elem
         if isinstance(e, A.Field):
             base_t = e.base.ty
             if isinstance(base_t, T.Pointer):
@@ -73,10 +73,17 @@ class ExprEmitter:
                 ptr, st = self.place(e.base)
             k = list(st.fields).index(e.name)
             zero = ir.Constant(ir.IntType(32), 0)
-            addr = self.builder.gep(ptr, [zero, ir.Constant(ir.IntType(32), k)],
-                                    source_etype=self.types(st))
+            addr = self.gep(ptr, [zero, ir.Constant(ir.IntType(32), k)], self.types(st))
             return addr, st.fields[e.name]
         raise AssertionError(f"not a place: {type(e).__name__}")
+
+    def gep(self, ptr: ir.Value, indices: list[ir.Value], etype: ir.Type) -> ir.Value:
+        """getelementptr over `etype`. llvmlite types a GEP on a typed pointer
+        (our allocas) from the pointer itself, and mistypes it if also given
+        a source element type, so pass that only for opaque pointers."""
+        if ptr.type.is_opaque:
+            return self.builder.gep(ptr, indices, source_etype=etype)
+        return self.builder.gep(ptr, indices)
 
     def index64(self, e: A.Expr) -> ir.Value:
         v = self.expr(e, T.I64)

@@ -10,7 +10,7 @@ from .common import declare
 def element_address(em, ptr_node, index_node, elem: T.Type) -> ir.Value:
     """&p[i] in elements of p's pointee."""
     ptr = em.expr(ptr_node)
-    return em.builder.gep(ptr, [em.index64(index_node)], source_etype=em.types(elem))
+    return em.gep(ptr, [em.index64(index_node)], em.types(elem))
 
 
 def _load(em, call, want):
