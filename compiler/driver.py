@@ -57,6 +57,15 @@ def _describe(kind: str, names: list[str]) -> str:
 
 
 def build(req: BuildRequest) -> int:
+    try:
+        return _build(req)
+    except OSError as err:  # an output path that cannot be written
+        where = f" '{err.filename}'" if err.filename else ""
+        print(f"error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+        return 1
+
+
+def _build(req: BuildRequest) -> int:
     analysis, module = compile_source(req.data, req.path, req.options)
     sys.stderr.write(render_all(analysis.diagnostics, analysis.source, req.path))
     if module is None:

@@ -7,7 +7,12 @@ from ..options import Options
 
 
 class UsageError(Exception):
-    """A command-line mistake: printed as `error: <message>`, exit 1."""
+    """A command-line mistake: printed as `error: <message>` (or
+    `error[<kind>]: ...` where the spec says so), exit 1."""
+
+    def __init__(self, message: str, kind: str | None = None):
+        super().__init__(message)
+        self.kind = kind
 
 
 def parse_target_flag(arg: str, opts: Options) -> Options | None:
@@ -34,4 +39,4 @@ def validate(opts: Options) -> None:
     if not opts.is_arm and opts.i8mm:
         raise UsageError("--i8mm is only valid for AArch64 targets")
     if not opts.is_arm and opts.fp16:
-        raise UsageError("--fp16 is incompatible with non-ARM target", )
+        raise UsageError("--fp16 is incompatible with non-ARM target", kind="codegen")

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = _dispatch(args)
     except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error[{err.kind}]: {err}" if err.kind else f"error: {err}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
         code = 130

@@ -21,12 +21,12 @@ from .target import init, target_machine, triple
 class CompiledModule:
     """One module through the pipeline; every stage can be printed."""
 
-    def __init__(self, unoptimized_ir: str, options):
+    def __init__(self, generated_ir: str, options):
         self.options = options
-        self.unoptimized_ir = unoptimized_ir
         self.tm = target_machine(options)
-        self.module = llvm.parse_assembly(unoptimized_ir)
+        self.module = llvm.parse_assembly(generated_ir)
         self.module.verify()
+        self.unoptimized_ir = str(self.module)  # printed by LLVM, like every other stage
         if options.opt_level > 0:
             pto = llvm.PipelineTuningOptions(speed_level=options.opt_level)
             pb = llvm.create_pass_builder(self.tm, pto)
@@ -35,11 +35,13 @@ class CompiledModule:
     def ir(self, optimized: bool = True) -> str:
         return str(self.module) if optimized else self.unoptimized_ir
 
+    # Machine-code emission rewrites the module it is given (CodeGenPrepare),
+    # so it works on a copy: every stage stays printable and repeatable.
     def asm(self) -> str:
-        return self.tm.emit_assembly(self.module)
+        return self.tm.emit_assembly(self.module.clone())
 
     def object(self) -> bytes:
-        return self.tm.emit_object(self.module)
+        return self.tm.emit_object(self.module.clone())
 
 
 def generate(analysis: Analysis) -> CompiledModule:

@@ -1,0 +1,55 @@
+"""Small end-to-end harness: compile an Eä source with the `ea` CLI in a
+temporary directory, link the object with a C driver, run it, return stdout.
+
+    out = run_c(EA_SRC, C_SRC, tmp_path)            # ea k.ea; cc main.c k.o -o prog -lm; ./prog
+    proc = ea("k.ea", "--lib", cwd=tmp_path)          # raw CLI call
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EA = ROOT / ".venv" / "bin" / "ea"
+CC = os.environ.get("CC", "cc")
+
+
+def ea(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run `ea ARGS` in `cwd`; never raises on a non-zero exit."""
+    return subprocess.run([str(EA), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def cc(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([CC, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def compile_ea(src: str, tmp: Path, *flags: str, name: str = "k") -> Path:
+    """Write `<name>.ea` into `tmp` and compile it to `<name>.o`; fail loudly on errors."""
+    (tmp / f"{name}.ea").write_text(src, encoding="utf-8")
+    proc = ea(f"{name}.ea", *flags, cwd=tmp)
+    if proc.returncode != 0:
+        raise AssertionError(f"ea {name}.ea {' '.join(flags)} failed ({proc.returncode}):\n{proc.stderr}")
+    return tmp / f"{name}.o"
+
+
+def run_c(src: str, c_main: str, tmp: Path, *flags: str, name: str = "k") -> str:
+    """Compile `src`, link it with the C driver `c_main`, run, return stdout."""
+    obj = compile_ea(src, tmp, *flags, name=name)
+    (tmp / "main.c").write_text(c_main, encoding="utf-8")
+    link = cc("main.c", obj.name, "-o", "prog", "-lm", cwd=tmp)
+    if link.returncode != 0:
+        raise AssertionError(f"cc failed:\n{link.stderr}")
+    run = subprocess.run([str(tmp / "prog")], cwd=tmp, capture_output=True, text=True, timeout=60)
+    if run.returncode != 0:
+        raise AssertionError(f"prog exited {run.returncode}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}")
+    return run.stdout
+
+
+def host_has(flag: str) -> bool:
+    """True when /proc/cpuinfo lists `flag` (e.g. 'avx512f')."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return any(line.startswith("flags") and flag in line.split() for line in text.splitlines())
