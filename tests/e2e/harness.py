@@ -35,7 +35,11 @@ def compile_ea(src: str, tmp: Path, *flags: str, name: str = "k") -> Path:
 
 def run_c(src: str, c_main: str, tmp: Path, *flags: str, name: str = "k") -> str:
     """Compile `src`, link it with the C driver `c_main`, run, return stdout."""
-    obj = compile_ea(src, tmp, *flags, name=name)
+    return link_and_run(compile_ea(src, tmp, *flags, name=name), c_main, tmp)
+
+
+def link_and_run(obj: Path, c_main: str, tmp: Path) -> str:
+    """`cc main.c OBJ -o prog -lm` in `tmp`, run ./prog, return its stdout."""
     (tmp / "main.c").write_text(c_main, encoding="utf-8")
     link = cc("main.c", obj.name, "-o", "prog", "-lm", cwd=tmp)
     if link.returncode != 0:

@@ -13,7 +13,6 @@ their IEEE bit patterns in hex so comparisons are exact.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,22 +21,14 @@ import numpy as np
 from compiler import Options, analyze
 from compiler.codegen import generate
 
+from .harness import host_has, link_and_run  # noqa: F401  (host_has is re-exported to the tests)
+
 os.environ["EA_DEBUG"] = "1"
-CC = os.environ.get("CC", "cc")
 
 C_TYPES = {"i8": "int8_t", "u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t", "i32": "int32_t",
            "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "f32": "float", "f64": "double"}
 NP_TYPES = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32,
             "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "f32": np.float32, "f64": np.float64}
-
-
-def host_has(flag: str) -> bool:
-    """True when /proc/cpuinfo lists the CPU flag (e.g. 'avx512bw')."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(line.startswith("flags") and flag in line.split() for line in text.splitlines())
 
 
 def compile_module(ea_src: str, options: Options | None = None):
@@ -53,15 +44,7 @@ def build_and_run(ea_src: str, c_src: str, tmp: Path, options: Options | None = 
     tmp = Path(tmp)
     (tmp / "k.ea").write_text(ea_src, encoding="utf-8")
     (tmp / "k.o").write_bytes(compile_module(ea_src, options).object())
-    (tmp / "main.c").write_text(c_src, encoding="utf-8")
-    link = subprocess.run([CC, "main.c", "k.o", "-o", "prog", "-lm"], cwd=tmp, capture_output=True,
-                          text=True, timeout=120)
-    if link.returncode != 0:
-        raise AssertionError(f"cc failed:\n{link.stderr}")
-    run = subprocess.run([str(tmp / "prog")], cwd=tmp, capture_output=True, text=True, timeout=60)
-    if run.returncode != 0:
-        raise AssertionError(f"prog exited {run.returncode}\n{run.stdout}\n{run.stderr}")
-    return run.stdout
+    return link_and_run(tmp / "k.o", c_src, tmp)
 
 
 @dataclass
