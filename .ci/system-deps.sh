@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs, when they are missing.
 set -euo pipefail
-PACKAGES=()   # e.g. gcc-aarch64-linux-gnu qemu-user, added by the issues that need them
+PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)   # AArch64 cross-compile + user-mode emulation (tests/e2e/test_aarch64.py)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
