@@ -25,6 +25,7 @@ test: $(STAMP) system-deps
 
 bench: $(STAMP)
 	$(BIN)/python bench/frontend.py
+	$(BIN)/python bench/kernels.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
