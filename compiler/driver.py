@@ -80,7 +80,12 @@ def _build(req: BuildRequest) -> int:
         return 0
     if "--emit-asm" in flags:
         target = req.out or f"{stem}.s"
-        Path(target).write_text(module.asm())
+        asm = module.asm()
+        if "--annotate" in flags:
+            from .inspect.render import annotate
+            lines = analysis.source.data.decode("utf-8", "replace").splitlines()
+            asm = annotate(asm, lines, "//" if req.options.is_arm else "#")
+        Path(target).write_text(asm)
         print(f"wrote {target}", file=sys.stderr)
         return 0
     if "--header" in flags:

@@ -19,6 +19,7 @@ from .flags import UsageError, parse_target_flag, validate
 
 USAGE = """usage: ea <file.ea> [options]           compile
        ea check <file.ea>... [--format json] report all diagnostics of many files
+       ea inspect <file.ea> [options] [--json] what the machine code does, per function/loop/line
        ea --print-target                      print the host CPU name
        ea --version | --help
 
@@ -28,11 +29,12 @@ options:
   --target-triple=T    cross-compile       --avx512 --fp16 --dotprod --i8mm   target features
   --emit-tokens        print tokens        --emit-ast          print top-level items
   --emit-llvm          print LLVM IR       --emit-asm          write assembly
+  --annotate           with --emit-asm: interleave the source lines
   --header             write a C header
 """
 
-_BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--header", "--emit-ast", "--emit-tokens"}
-_LATER_MODES = {"bind": "ea bind", "inspect": "ea inspect", "bench": "ea bench"}
+_BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--annotate", "--header", "--emit-ast", "--emit-tokens"}
+_LATER_MODES = {"bind": "ea bind", "bench": "ea bench"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,6 +72,9 @@ def _dispatch(args: list[str]) -> int:
         return 0
     if first == "check":
         return run_check(args[1:])
+    if first == "inspect":
+        from .inspect_cmd import run_inspect
+        return run_inspect(args[1:])
     if first in _LATER_MODES:
         raise UsageError(f"'{_LATER_MODES[first]}' is not available in this build of ea yet")
     return _compile(first, args[1:])

@@ -1,0 +1,85 @@
+"""`inspect`: what the machine will execute, per function, loop and line.
+
+    from compiler.inspect import inspect
+    report = inspect(text, "k.ea", Options(avx512=True))   # InspectReport
+    report.functions[0].counts.fma, .loops[0].bottleneck, .lines[12].summary
+    render_text(report)   # the `ea inspect` text; report.to_json() for tools
+
+Counts come from the assembly LLVM emits for the chosen target (what
+`--emit-asm` shows), attributed to source lines through the DWARF line
+table. Results are cached by source text, options and bandwidth.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+from ..diagnostics import Diagnostic
+from ..driver import compile_source
+from ..options import Options
+from ..syntax import ast as A
+from .asm import parse
+from .classify import classifier
+from .function import analyse
+from .hints import hints_for
+from .machine import machine_for
+from .model import FunctionReport, InspectReport
+from .render import render_text
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 64
+
+
+class InspectError(Exception):
+    """The source does not compile; `diagnostics` says why."""
+
+    def __init__(self, diagnostics: list[Diagnostic], analysis=None):
+        super().__init__(diagnostics[0].message if diagnostics else "does not compile")
+        self.diagnostics = diagnostics
+        self.analysis = analysis
+
+
+def inspect(text: str | bytes, path: str = "<input>", options: Options | None = None,
+            bandwidth_gbs: float | None = None) -> InspectReport:
+    options = options or Options()
+    data = text.encode() if isinstance(text, str) else text
+    key = (hashlib.blake2b(data, digest_size=16).digest(), path, options.key(), bandwidth_gbs)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    report = _inspect(data, path, options, bandwidth_gbs)
+    _CACHE[key] = report
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return report
+
+
+def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | None) -> InspectReport:
+    analysis, module = compile_source(data, path, options)
+    if module is None:
+        raise InspectError(analysis.errors or analysis.diagnostics, analysis)
+    arm = options.is_arm
+    machine = machine_for(options, bandwidth_gbs)
+    funcs = {f.name: f for f in analysis.desugared.items if isinstance(f, A.Func)}
+    classify = classifier(arm)
+    reports: list[FunctionReport] = []
+    for fn in parse(module.asm(), arm):
+        infos = [classify(ins) for ins in fn.instrs]
+        func = funcs.get(fn.name)
+        body = None
+        if func is not None and func.origin is not None:
+            span = func.origin.body.span
+            body = range(span.line + 1, span.end_line)  # inside the braces
+        report = analyse(fn, infos, machine, body)
+        report.hints = hints_for(report, func, fn, infos, machine, arm)
+        reports.append(report)
+    target = f"{options.target_triple or 'native'} {options.target_cpu}" + (" +avx512" if options.avx512 else "")
+    return InspectReport(path, target, reports)
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+__all__ = ["InspectError", "InspectReport", "clear_cache", "inspect", "render_text"]

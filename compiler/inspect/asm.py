@@ -1,0 +1,95 @@
+"""Parsing the assembly LLVM emits (x86 AT&T syntax and AArch64) into
+functions of instructions, each tagged with the source line of the `.loc`
+directive before it (DWARF line info from codegen)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_LOC = re.compile(r"\s*\.loc\s+\d+\s+(\d+)\s+(\d+)")
+_LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
+
+
+@dataclass
+class Instr:
+    index: int
+    mnemonic: str
+    operands: list[str]
+    line: int | None  # source line; None for compiler-made code (line 0)
+    comment: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.mnemonic} {', '.join(self.operands)}".strip()
+
+
+@dataclass
+class AsmFunction:
+    name: str
+    exported: bool
+    instrs: list[Instr] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)  # label -> index of the next instruction
+
+
+def split_operands(text: str) -> list[str]:
+    """Split on commas outside parentheses/brackets/braces."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def parse(asm: str, arm: bool) -> list[AsmFunction]:
+    comment_mark = "//" if arm else "#"
+    functions: list[AsmFunction] = []
+    exported: set[str] = set()
+    typed_functions: set[str] = set()
+    current: AsmFunction | None = None
+    line: int | None = None
+    for raw in asm.splitlines():
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(".globl") or stripped.startswith(".global"):
+            exported.add(stripped.split()[1])
+            continue
+        if stripped.startswith(".type") and "function" in stripped:
+            typed_functions.add(stripped.split()[1].split(",")[0])
+            continue
+        m = _LOC.match(raw)
+        if m:
+            line = int(m.group(1)) or None
+            continue
+        label = _LABEL.match(stripped)
+        if label:
+            name = label.group(1)
+            if name in typed_functions:
+                current = AsmFunction(name, name in exported)
+                functions.append(current)
+                line = None
+            elif current is not None:
+                if name.startswith(".Lfunc_end"):
+                    current = None
+                else:
+                    current.labels[name] = len(current.instrs)
+            continue
+        if current is None or stripped.startswith("."):
+            continue
+        code, _, comment = stripped.partition(comment_mark)
+        code = code.strip()
+        if not code:
+            continue
+        parts = code.split(None, 1)
+        rest = parts[1] if len(parts) > 1 else ""
+        current.instrs.append(Instr(len(current.instrs), parts[0], split_operands(rest), line, comment.strip()))
+    return functions

@@ -1,0 +1,168 @@
+"""One function's machine code to a FunctionReport: totals, loops (from
+back edges), per-line attribution and per-iteration figures."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .asm import AsmFunction, Instr
+from .classify import Info
+from .machine import Machine
+from .model import Counts, FunctionReport, LineReport, LoopReport
+
+_ELEM_BYTES = {"f16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+
+
+def add(c: Counts, info: Info) -> None:
+    c.instructions += 1
+    if info.vector:
+        c.vector += 1
+    else:
+        c.scalar += 1
+    c.loads += info.loads
+    c.stores += info.stores
+    c.fma += int(info.fma)
+    c.bytes_loaded += info.load_bytes
+    c.bytes_stored += info.store_bytes
+    c.flops += info.flops
+
+
+def mix_key(ins: Instr, info: Info) -> str:
+    if info.vector and info.width:
+        return f"{ins.mnemonic} {_reg_class(info)}"
+    return ins.mnemonic
+
+
+def _reg_class(info: Info) -> str:
+    if any(r.startswith(("v", "q")) for r in info.regs):
+        return "q" if info.width >= 128 else "d"
+    return {128: "xmm", 256: "ymm", 512: "zmm"}.get(info.width, "xmm")
+
+
+def find_loops(fn: AsmFunction, infos: list[Info]) -> list[tuple[int, int]]:
+    """(first, last) instruction ranges: a branch back to a label at or before it."""
+    loops: dict[int, int] = {}
+    for ins, info in zip(fn.instrs, infos):
+        if info.branch_to and info.branch_to in fn.labels:
+            target = fn.labels[info.branch_to]
+            if target <= ins.index:
+                loops[target] = max(loops.get(target, ins.index), ins.index)
+    return sorted(loops.items())
+
+
+def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, body_lines: range | None = None) -> FunctionReport:
+    """`body_lines`: for a kernel, the lines of its body, which identify the main loop."""
+    total = Counts()
+    regs: set[str] = set()
+    width, elems = 0, Counter()
+    lines: dict[int, tuple[Counts, Counter]] = {}
+    ranges = find_loops(fn, infos)
+    for ins, info in zip(fn.instrs, infos):
+        add(total, info)
+        regs |= info.regs
+        if info.vector and info.width >= width:
+            if info.width > width:
+                width, elems = info.width, Counter()
+            if info.elem:
+                elems[info.elem] += 1
+        line = ins.line if ins.line is not None else _enclosing_header(ins.index, ranges, fn)
+        if line is None:
+            continue
+        counts, mix = lines.setdefault(line, (Counts(), Counter()))
+        add(counts, info)
+        mix[mix_key(ins, info)] += 1
+    elem = elems.most_common(1)[0][0] if elems else None
+    width_type = f"{elem}x{width // (_ELEM_BYTES[elem] * 8)}" if elem else None
+    loops = [_loop(fn, infos, first, last, ranges, machine, elem) for first, last in ranges]
+    _assign_roles(loops, body_lines)
+    return FunctionReport(
+        name=fn.name, exported=fn.exported, counts=total, width_bits=width, width_type=width_type,
+        loops=loops, registers=sorted(regs), hints=[],
+        lines={ln: LineReport(ln, c, dict(m), summarise(c, m)) for ln, (c, m) in sorted(lines.items())})
+
+
+def _enclosing_header(index: int, ranges, fn: AsmFunction) -> int | None:
+    """Compiler-made code (line 0) belongs to the innermost loop around it."""
+    inner = [(a, b) for a, b in ranges if a <= index <= b]
+    if not inner:
+        return None
+    a, b = max(inner)
+    # the loop's header line: where its back edge (loop control) comes from
+    return next((i.line for i in reversed(fn.instrs[a:b + 1]) if i.line is not None), None)
+
+
+def _loop(fn, infos, first, last, ranges, machine, elem) -> LoopReport:
+    body = list(zip(fn.instrs[first:last + 1], infos[first:last + 1]))
+    per = Counts()
+    mix = Counter()
+    for ins, info in body:
+        add(per, info)
+        mix[mix_key(ins, info)] += 1
+    src = [ins.line for ins, _ in body if ins.line is not None]
+    depth = sum(1 for a, b in ranges if a <= first and last <= b) - 1
+    return LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
+                      header_line=src[-1] if src else None, depth=depth, per_iteration=per,
+                      elements_per_iteration=_elements(body, elem),
+                      bottleneck=machine.classify(per.flops, per.bytes_loaded + per.bytes_stored),
+                      mix=dict(mix))
+
+
+_X86_MEM = re.compile(r"\(%(\w+)(?:,%(\w+),(\d))?\)")
+_ARM_POST = re.compile(r"\[(\w+)\],\s*#(\d+)")
+
+
+def _elements(body, fallback_elem: str | None) -> int | None:
+    """Elements per iteration, from the step of the registers that address
+    vector memory operands (index register x scale, or pointer bump).
+    Plain register loads (`ldr q1`) have no element type: use the function's."""
+    steps: dict[str, int] = {}
+    for ins, _ in body:
+        if ins.mnemonic in ("addq", "addl", "add", "subq") and len(ins.operands) >= 2 \
+                and ins.operands[0].startswith(("$", "#")):
+            reg = ins.operands[-1].lstrip("%")
+            steps[reg] = steps.get(reg, 0) + int(ins.operands[0].lstrip("$#"), 0)
+    best = None
+    for ins, info in body:
+        elem = info.elem or fallback_elem
+        if not info.vector or not (info.loads or info.stores) or not elem:
+            continue
+        size = _ELEM_BYTES[elem]
+        text = ", ".join(ins.operands)
+        for base, index, scale in _X86_MEM.findall(text):
+            if index and index in steps:
+                bytes_ = steps[index] * int(scale)
+            elif base in steps:
+                bytes_ = steps[base]
+            else:
+                continue
+            best = max(best or 0, bytes_ // size)
+        for reg, bump in _ARM_POST.findall(text):
+            best = max(best or 0, int(bump) // size)
+    return best
+
+
+def _assign_roles(loops: list[LoopReport], body_lines: range | None) -> None:
+    """A kernel's main loop is the one running its body's lines (LLVM may
+    vectorise the scalar tail wider than the body); elsewhere the loop doing
+    the most vector work. Other outermost loops are tails."""
+    top = [lp for lp in loops if lp.depth == 0]
+    if len(top) < 2:
+        for lp in top:
+            lp.role = "main"
+        return
+
+    def runs_body(lp: LoopReport) -> bool:
+        return body_lines is not None and lp.first_line is not None and any(
+            ln in body_lines for ln in range(lp.first_line, (lp.last_line or lp.first_line) + 1))
+
+    main = max(top, key=lambda lp: (runs_body(lp), lp.per_iteration.vector, lp.per_iteration.instructions))
+    for lp in top:
+        lp.role = "main" if lp is main else "tail"
+
+
+def summarise(c: Counts, mix: Counter) -> str:
+    """`2 vector loads, 1 vfmadd231ps ymm, 1 vector store`."""
+    parts = []
+    for key, n in sorted(mix.items(), key=lambda kv: -kv[1]):
+        parts.append(f"{n} {key}")
+    return ", ".join(parts[:6]) + (f", +{len(parts) - 6} more" if len(parts) > 6 else "")

@@ -1,0 +1,168 @@
+"""Hints a kernel author can act on, each with the line it concerns. Some
+come from the machine code (gathers, spills, load ports, widths), some
+from source patterns confirmed by the machine code (a*b+c without fma, a
+reduction with a single accumulator)."""
+from __future__ import annotations
+
+from ..syntax import ast as A
+from ..typesys import model as T
+from .classify import Info
+from .function import find_loops
+from .machine import Machine
+from .model import FunctionReport, Hint
+
+_WIDER = {128: ("f32x8/i32x8", "AVX2"), 256: ("f32x16/i32x16", "AVX-512")}
+_MOVES = ("mov", "vmov", "vbroadcast", "vpbroadcast", "ld", "st", "dup")
+
+
+def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info], machine: Machine,
+              arm: bool) -> list[Hint]:
+    out: list[Hint] = []
+    line = func.name_span.line if func is not None else None
+    c = fr.counts
+    if fr.exported and c.vector == 0 and (fr.loops or func is not None and func.origin is not None):
+        out.append(Hint("no-vector", "no vector instructions \u2014 consider using SIMD types (f32x4, f32x8)", line))
+    main = next((lp for lp in fr.loops if lp.role == "main"), None)
+    width = max((k.per_iteration.vector and _loop_width(fn_asm, infos, k) for k in fr.loops), default=0) \
+        or fr.width_bits
+    if c.vector and not arm and width and width < machine.vector_bits and width in _WIDER:
+        types, isa = _WIDER[width]
+        out.append(Hint("narrow-vectors", f"using {width}-bit vectors \u2014 {types} may double throughput on {isa}",
+                        main.first_line if main else line))
+    if func is not None and func.origin is not None and func.origin.step <= 2 and machine.vector_bits >= 128:
+        k = func.origin
+        out.append(Hint("small-step", f"kernel '{k.name}' advances {k.step} element(s) per iteration: loop "
+                        "overhead and the scalar tail do most of the work \u2014 use a vector step "
+                        "(e.g. step 8 with f32x8)", k.step_span.line))
+    for ins, info in zip(fn_asm.instrs, infos):
+        if info.gather or info.scatter:
+            what = "gather" if info.gather else "scatter"
+            out.append(Hint(what, f"{what} emitted ({ins.mnemonic}): one memory access per lane; contiguous "
+                            "loads/stores are much faster when the data allows", ins.line))
+            break
+    for lp, (first, last) in zip(fr.loops, find_loops(fn_asm, infos)):
+        spills = sum(1 for info in infos[first:last + 1] if info.spill)
+        if spills:
+            out.append(Hint("spills", f"{spills} register spill/reload instruction(s) inside the loop at lines "
+                            f"{lp.first_line}-{lp.last_line}: fewer live vectors (accumulators, unrolling) "
+                            "would keep it in registers", lp.header_line))
+        per = lp.per_iteration
+        compute = sum(1 for ins, info in zip(fn_asm.instrs[first:last + 1], infos[first:last + 1])
+                      if info.vector and not ins.mnemonic.startswith(_MOVES))
+        if lp.role == "main" and per.loads > machine.load_ports \
+                and per.loads / machine.load_ports > max(compute, 1) / 2:
+            out.append(Hint("load-ports", f"the loop at lines {lp.first_line}-{lp.last_line} issues {per.loads} "
+                            f"loads per iteration; the core starts about {machine.load_ports} per cycle, so loads, "
+                            "not arithmetic, bound it", lp.header_line))
+    if func is not None:
+        out += _source_hints(func, fr)
+    mem = c.loads + c.stores
+    if mem > c.instructions - mem and c.vector:
+        out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {c.instructions - mem} compute ops "
+                        "\u2014 kernel may be bandwidth-bound", line))
+    return out
+
+
+def _loop_width(fn_asm, infos, lp) -> int:
+    return max((info.width for ins, info in zip(fn_asm.instrs, infos)
+                if info.vector and ins.line is not None and lp.first_line is not None
+                and lp.first_line <= ins.line <= (lp.last_line or 0)), default=0)
+
+
+def _source_hints(func: A.Func, fr: FunctionReport) -> list[Hint]:
+    out: list[Hint] = []
+    seen_lines: set[int] = set()
+    for stmt, loop in _walk(func.body.stmts, None):
+        for e in _exprs(stmt):
+            if _is_mul_add(e):
+                ln = e.span.line
+                mix = fr.lines.get(ln)
+                if ln not in seen_lines and mix is not None and mix.counts.fma == 0:
+                    seen_lines.add(ln)
+                    out.append(Hint("mul-add", "a * b + c compiles to a separate multiply and add; fma(a, b, c) "
+                                    "fuses them (one rounding, one instruction)", ln))
+    loops = _accumulators(func.body.stmts)
+    for loop, accs in loops.items():
+        # A scalar accumulator in a short tail loop is not worth a hint.
+        if len(accs) == 1 and (accs[0][2] or len(fr.loops) <= 1):
+            name, ln, _ = accs[0]
+            out.append(Hint("one-accumulator", f"the loop accumulates into one register ('{name}'): each add waits "
+                            "for the previous one (latency-bound); use 2-4 independent accumulators and combine "
+                            "them after the loop", ln))
+    return out
+
+
+def _walk(stmts, loop):
+    for s in stmts:
+        yield s, loop
+        if isinstance(s, (A.While, A.ForEach)):
+            yield from _walk(s.body.stmts, s)
+        elif isinstance(s, A.Unroll):
+            yield from _walk([s.loop], loop)
+        elif isinstance(s, A.If):
+            yield from _walk(s.then.stmts, loop)
+            if isinstance(s.orelse, A.Block):
+                yield from _walk(s.orelse.stmts, loop)
+            elif s.orelse is not None:
+                yield from _walk([s.orelse], loop)
+
+
+def _exprs(stmt):
+    if isinstance(stmt, (A.Let, A.Assign)):
+        yield from _sub(stmt.value)
+    elif isinstance(stmt, A.ExprStmt):
+        yield from _sub(stmt.expr)
+    elif isinstance(stmt, A.Return) and stmt.value is not None:
+        yield from _sub(stmt.value)
+
+
+def _sub(e):
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        if isinstance(x, A.Binary):
+            stack += [x.left, x.right]
+        elif isinstance(x, (A.Paren,)):
+            stack.append(x.inner)
+        elif isinstance(x, A.Call):
+            stack += x.args
+        elif isinstance(x, A.Unary):
+            stack.append(x.operand)
+
+
+def _is_float(t) -> bool:
+    return (isinstance(t, T.Scalar) and t.is_float) or (isinstance(t, T.Vector) and t.elem.is_float)
+
+
+def _is_mul_add(e) -> bool:
+    if not (isinstance(e, A.Binary) and e.op in ("+", "-", ".+", ".-") and _is_float(e.ty)):
+        return False
+    return any(isinstance(_strip(x), A.Binary) and _strip(x).op in ("*", ".*") for x in (e.left, e.right))
+
+
+def _strip(e):
+    while isinstance(e, A.Paren):
+        e = e.inner
+    return e
+
+
+def _accumulators(stmts) -> dict:
+    """Per loop: assignments `acc = acc + x`, `acc = fma(x, y, acc)`, `acc = max(acc, x)`."""
+    found: dict = {}
+    for s, loop in _walk(stmts, None):
+        if loop is None or not isinstance(s, A.Assign) or not isinstance(s.target, A.Name):
+            continue
+        name = s.target.name
+        v = _strip(s.value)
+        is_acc = (isinstance(v, A.Binary) and v.op in ("+", ".+") and _is_float(v.ty)
+                  and any(isinstance(_strip(x), A.Name) and _strip(x).name == name for x in (v.left, v.right))) \
+            or (isinstance(v, A.Call) and v.name == "fma" and len(v.args) == 3
+                and isinstance(_strip(v.args[2]), A.Name) and _strip(v.args[2]).name == name) \
+            or (isinstance(v, A.Call) and v.name in ("min", "max") and len(v.args) == 2
+                and any(isinstance(_strip(x), A.Name) and _strip(x).name == name for x in v.args))
+        if is_acc:
+            accs = found.setdefault(id(loop), [])
+            if name not in [n for n, _, _ in accs]:
+                accs.append((name, s.span.line, isinstance(s.target.ty, T.Vector)))
+    return found
