@@ -23,7 +23,7 @@ from .classify import classifier
 from .function import analyse
 from .hints import hints_for
 from .machine import machine_for
-from .model import FunctionReport, InspectReport
+from .model import Counts, FunctionReport, InspectReport
 from .render import render_text
 
 _CACHE: OrderedDict = OrderedDict()
@@ -74,8 +74,29 @@ def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | No
         report = analyse(fn, infos, machine, body)
         report.hints = hints_for(report, func, fn, infos, machine, arm)
         reports.append(report)
+    emitted = {r.name for r in reports}
+    for func in funcs.values():
+        if func.name not in emitted and func.cfg in (None, options.arch):
+            reports.append(_inlined(func, reports))
     target = f"{options.target_triple or 'native'} {options.target_cpu}" + (" +avx512" if options.avx512 else "")
     return InspectReport(path, target, reports)
+
+
+def _inlined(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:
+    """A private function is always inlined: report the machine code of its
+    own source lines inside each caller."""
+    first, last = func.span.line, func.span.end_line
+    lines, callers, total = {}, [], Counts()
+    for r in reports:
+        mine = {ln: rep for ln, rep in r.lines.items() if first <= ln <= last}
+        if mine:
+            callers.append(r.name)
+        for ln, rep in mine.items():
+            lines.setdefault(ln, rep)
+            for name in vars(total):
+                setattr(total, name, getattr(total, name) + getattr(rep.counts, name))
+    return FunctionReport(func.name, False, total, 0, None, [], [], [], dict(sorted(lines.items())),
+                          inlined_into=callers)
 
 
 def clear_cache() -> None:

@@ -56,6 +56,7 @@ class FunctionReport:
     registers: list[str]
     hints: list[Hint]
     lines: dict[int, LineReport]
+    inlined_into: list[str] = field(default_factory=list)  # private functions live in their callers
 
     @property
     def vector_width(self) -> str | None:

@@ -9,7 +9,8 @@ from .model import FunctionReport, InspectReport
 
 def _function(fr: FunctionReport) -> list[str]:
     c = fr.counts
-    out = [f"=== {fr.name}{' (exported)' if fr.exported else ''} ===",
+    tag = " (exported)" if fr.exported else f" (inlined into {', '.join(fr.inlined_into)})" if fr.inlined_into else ""
+    out = [f"=== {fr.name}{tag} ===",
            f"  vector instructions:  {c.vector}",
            f"  scalar instructions:  {c.scalar}",
            f"  loads:                {c.loads}",
@@ -21,7 +22,11 @@ def _function(fr: FunctionReport) -> list[str]:
     n = len(fr.loops)
     top = [lp for lp in fr.loops if lp.depth == 0]
     tails = sum(1 for lp in top if lp.role == "tail")
-    loops = str(n) if n <= 1 or not tails else f"{n} (1 main, {tails} tail)"
+    nested = n - len(top)
+    if n <= 1 or not (tails or nested):
+        loops = str(n)
+    else:
+        loops = f"{n} (1 main, {tails} tail" + (f", {nested} nested)" if nested else ")")
     out.append(f"  loops:                {loops}")
     vregs = [r for r in fr.registers if r[:1] in "xyzvq"]
     if vregs:
