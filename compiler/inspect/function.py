@@ -27,7 +27,15 @@ def add(c: Counts, info: Info) -> None:
     c.flops += info.flops
 
 
+_MOVES = ("mov", "vmov", "ldr", "str", "ldp", "stp", "ldur", "stur", "ld1", "st1")
+
+
 def mix_key(ins: Instr, info: Info) -> str:
+    """How a line's instructions are named: data moves by what they do
+    (`vector load`), everything else by mnemonic and register class."""
+    kind = "vector" if info.vector else "scalar"
+    if ins.mnemonic.startswith(_MOVES) and (info.loads or info.stores):
+        return f"{kind} {'load' if info.loads else 'store'}"
     if info.vector and info.width:
         return f"{ins.mnemonic} {_reg_class(info)}"
     return ins.mnemonic
@@ -164,5 +172,6 @@ def summarise(c: Counts, mix: Counter) -> str:
     """`2 vector loads, 1 vfmadd231ps ymm, 1 vector store`."""
     parts = []
     for key, n in sorted(mix.items(), key=lambda kv: -kv[1]):
-        parts.append(f"{n} {key}")
+        plural = "s" if n > 1 and key.endswith(("load", "store")) else ""
+        parts.append(f"{n} {key}{plural}")
     return ", ".join(parts[:6]) + (f", +{len(parts) - 6} more" if len(parts) > 6 else "")
