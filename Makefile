@@ -26,6 +26,7 @@ test: $(STAMP) system-deps
 bench: $(STAMP)
 	$(BIN)/python bench/frontend.py
 	$(BIN)/python bench/kernels.py
+	$(BIN)/python bench/inspect_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -19,6 +19,7 @@ from ..driver import compile_source
 from ..options import Options
 from ..syntax import ast as A
 from .asm import parse
+from .cfg import natural_loops
 from .classify import classifier
 from .function import analyse
 from .hints import hints_for
@@ -71,8 +72,9 @@ def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | No
         if func is not None and func.origin is not None:
             span = func.origin.body.span
             body = range(span.line + 1, span.end_line)  # inside the braces
-        report = analyse(fn, infos, machine, body)
-        report.hints = hints_for(report, func, fn, infos, machine, arm)
+        loops = natural_loops(fn, infos, arm)
+        report = analyse(fn, infos, machine, loops, body)
+        report.hints = hints_for(report, func, fn, infos, loops, machine, arm)
         reports.append(report)
     emitted = {r.name for r in reports}
     for func in funcs.values():

@@ -34,6 +34,9 @@ _X86_WIDTH = {"x": 128, "y": 256, "z": 512}
 _X86_SCALAR_FP = re.compile(r"(ss|sd|sh)$")
 _X86_ARITH_FP = re.compile(r"^v?(add|sub|mul|div|min|max|sqrt|fmadd|fmsub|fnmadd|fnmsub)\w*(ps|pd|ss|sd)$")
 _X86_INT_SIZE = {"b": 1, "w": 2, "l": 4, "q": 8}
+_X86_ZERO_IDIOMS = ("vxorps", "vxorpd", "vpxor", "vpxord", "vpxorq", "xorps", "xorpd", "pxor")
+_X86_WIDENING = re.compile(r"^v?pmov[sz]x([bwd][wdq])$")
+_X86_LANE_BYTES = {"b": 1, "w": 2, "d": 4, "q": 8}
 _X86_COMPARES = ("cmp", "test", "vcmp", "vptest", "vucomi", "ucomi", "vcomi", "comi", "bt")
 _X86_MOVES = ("mov", "vmov", "movnt", "vmovnt", "vextract", "vpextr", "pextr", "vcvtps2ph", "vpmov",
               "vscatter", "vpscatter", "push")
@@ -61,14 +64,16 @@ def classify_x86(ins: Instr) -> Info:
         info.branch_to = ins.operands[0] if ins.operands else None
         return info
     scalar_fp = bool(_X86_SCALAR_FP.search(m)) and not m.startswith("vbroadcast")
-    if vregs and not scalar_fp and m not in ("vmovd", "vmovq", "movd", "movq"):
+    zeroing = m in _X86_ZERO_IDIOMS and len(set(ins.operands)) == 1  # vxorps %x, %x, %x clears a register
+    if vregs and not scalar_fp and not zeroing and m not in ("vmovd", "vmovq", "movd", "movq"):
         info.vector = True
         info.width = max(_X86_WIDTH[r[0]] for r in vregs)
         info.elem = _x86_elem(m)
     info.fma = m.startswith(("vfmadd", "vfmsub", "vfnmadd", "vfnmsub"))
     info.gather = "gather" in m
     info.scatter = "scatter" in m
-    info.spill = "Spill" in ins.comment or "Reload" in ins.comment
+    # A vector register stored to or loaded from the stack frame is a spill.
+    info.spill = bool(vregs) and any("(%rsp)" in op or "(%rbp)" in op for op in ins.operands)
     mems = [k for k, op in enumerate(ins.operands) if "(" in op and not op.startswith("$")]
     if mems and not m.startswith(("lea", "nop", "prefetch")):
         size = _x86_access_size(m, ins, info)
@@ -93,8 +98,16 @@ def classify_x86(ins: Instr) -> Info:
 
 def _x86_access_size(m: str, ins: Instr, info: Info) -> int:
     if info.vector:
-        if m.startswith("vbroadcast"):
-            return 8 if m.endswith("sd") else 4
+        if m.startswith(("vbroadcast", "vpbroadcast")):
+            return {"b": 1, "w": 2, "d": 4, "q": 8, "s": 4}.get(m[-1], 4) if not m.endswith("sd") else 8
+        widen = _X86_WIDENING.match(m)
+        if widen:  # vpmovzxbd: reads a quarter of the destination's bytes
+            src, dst = (_X86_LANE_BYTES[c] for c in widen.group(1))
+            return max(info.width, 128) // 8 * src // dst
+        if m.startswith(("vinsertps", "insertps")):
+            return 4
+        if m.startswith("vcvtph2ps"):
+            return max(info.width, 128) // 16
         return max(info.width, 128) // 8
     if _X86_SCALAR_FP.search(m):
         return 8 if m.endswith("sd") else 4
@@ -135,7 +148,7 @@ def classify_arm(ins: Instr) -> Info:
             bits = _ARM_ELEM_BITS[lanes[0][2]]
             info.elem = (f"f{bits}" if m.startswith("f") else f"i{bits}")
     info.fma = m in ("fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub")
-    info.spill = "Spill" in ins.comment or "Reload" in ins.comment
+    info.spill = bool(info.regs) and "[sp" in ops
     if "[" in ops:
         size = _arm_size(ins)
         pair = 2 if m in ("ldp", "stp", "ldnp", "stnp") else 1

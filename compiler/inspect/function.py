@@ -6,6 +6,7 @@ import re
 from collections import Counter
 
 from .asm import AsmFunction, Instr
+from .cfg import Loop
 from .classify import Info
 from .machine import Machine
 from .model import Counts, FunctionReport, LineReport, LoopReport
@@ -47,24 +48,13 @@ def _reg_class(info: Info) -> str:
     return {128: "xmm", 256: "ymm", 512: "zmm"}.get(info.width, "xmm")
 
 
-def find_loops(fn: AsmFunction, infos: list[Info]) -> list[tuple[int, int]]:
-    """(first, last) instruction ranges: a branch back to a label at or before it."""
-    loops: dict[int, int] = {}
-    for ins, info in zip(fn.instrs, infos):
-        if info.branch_to and info.branch_to in fn.labels:
-            target = fn.labels[info.branch_to]
-            if target <= ins.index:
-                loops[target] = max(loops.get(target, ins.index), ins.index)
-    return sorted(loops.items())
-
-
-def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, body_lines: range | None = None) -> FunctionReport:
+def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: list[Loop],
+            body_lines: range | None = None) -> FunctionReport:
     """`body_lines`: for a kernel, the lines of its body, which identify the main loop."""
     total = Counts()
     regs: set[str] = set()
     width, elems = 0, Counter()
     lines: dict[int, tuple[Counts, Counter]] = {}
-    ranges = find_loops(fn, infos)
     for ins, info in zip(fn.instrs, infos):
         add(total, info)
         regs |= info.regs
@@ -73,7 +63,7 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, body_lines: ra
                 width, elems = info.width, Counter()
             if info.elem:
                 elems[info.elem] += 1
-        line = ins.line if ins.line is not None else _enclosing_header(ins.index, ranges, fn)
+        line = ins.line if ins.line is not None else _enclosing_header(ins.index, loops_found, fn)
         if line is None:
             continue
         counts, mix = lines.setdefault(line, (Counts(), Counter()))
@@ -81,7 +71,7 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, body_lines: ra
         mix[mix_key(ins, info)] += 1
     elem = elems.most_common(1)[0][0] if elems else None
     width_type = f"{elem}x{width // (_ELEM_BYTES[elem] * 8)}" if elem else None
-    loops = [_loop(fn, infos, first, last, ranges, machine, elem) for first, last in ranges]
+    loops = [_loop(fn, infos, lp, machine, elem) for lp in loops_found]
     _assign_roles(loops, body_lines)
     return FunctionReport(
         name=fn.name, exported=fn.exported, counts=total, width_bits=width, width_type=width_type,
@@ -89,34 +79,37 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, body_lines: ra
         lines={ln: LineReport(ln, c, dict(m), summarise(c, m)) for ln, (c, m) in sorted(lines.items())})
 
 
-def _enclosing_header(index: int, ranges, fn: AsmFunction) -> int | None:
+def _enclosing_header(index: int, loops: list[Loop], fn: AsmFunction) -> int | None:
     """Compiler-made code (line 0) belongs to the innermost loop around it."""
-    inner = [(a, b) for a, b in ranges if a <= index <= b]
+    inner = [lp for lp in loops if index in lp.instrs]
     if not inner:
         return None
-    a, b = max(inner)
-    # the loop's header line: where its back edge (loop control) comes from
-    return next((i.line for i in reversed(fn.instrs[a:b + 1]) if i.line is not None), None)
+    return header_line(fn, max(inner, key=lambda lp: lp.depth))
 
 
-def _loop(fn, infos, first, last, ranges, machine, elem) -> LoopReport:
-    body = list(zip(fn.instrs[first:last + 1], infos[first:last + 1]))
+def header_line(fn: AsmFunction, lp: Loop) -> int | None:
+    """The loop's header line: where its back edge (loop control) comes from."""
+    return next((fn.instrs[i].line for i in reversed(lp.instrs) if fn.instrs[i].line is not None), None)
+
+
+def _loop(fn, infos, lp: Loop, machine, elem) -> LoopReport:
+    body = [(fn.instrs[i], infos[i]) for i in lp.instrs]
     per = Counts()
     mix = Counter()
     for ins, info in body:
         add(per, info)
         mix[mix_key(ins, info)] += 1
     src = [ins.line for ins, _ in body if ins.line is not None]
-    depth = sum(1 for a, b in ranges if a <= first and last <= b) - 1
     return LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
-                      header_line=src[-1] if src else None, depth=depth, per_iteration=per,
+                      header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,
                       elements_per_iteration=_elements(body, elem),
                       bottleneck=machine.classify(per.flops, per.bytes_loaded + per.bytes_stored),
                       mix=dict(mix))
 
 
-_X86_MEM = re.compile(r"\(%(\w+)(?:,%(\w+),(\d))?\)")
+_X86_MEM = re.compile(r"\(%(\w+)(?:,%(\w+)(?:,(\d))?)?\)")
 _ARM_POST = re.compile(r"\[(\w+)\],\s*#(\d+)")
+_ARM_BASE = re.compile(r"\[(\w+)(?:,[^\]]*)?\]")
 
 
 def _elements(body, fallback_elem: str | None) -> int | None:
@@ -125,10 +118,18 @@ def _elements(body, fallback_elem: str | None) -> int | None:
     Plain register loads (`ldr q1`) have no element type: use the function's."""
     steps: dict[str, int] = {}
     for ins, _ in body:
-        if ins.mnemonic in ("addq", "addl", "add", "subq") and len(ins.operands) >= 2 \
-                and ins.operands[0].startswith(("$", "#")):
-            reg = ins.operands[-1].lstrip("%")
-            steps[reg] = steps.get(reg, 0) + int(ins.operands[0].lstrip("$#"), 0)
+        m, ops = ins.mnemonic, ins.operands
+        sign = -1 if m.startswith("sub") else 1
+        if m in ("addq", "addl", "subq", "subl") and len(ops) == 2 and ops[0].startswith("$"):
+            reg, imm = ops[1].lstrip("%"), ops[0][1:]  # AT&T: add $imm, %reg
+        elif m in ("add", "sub") and len(ops) == 3 and ops[0] == ops[1] and ops[2].startswith("#"):
+            reg, imm = ops[0], ops[2][1:]  # AArch64: add xN, xN, #imm
+        else:
+            continue
+        try:
+            steps[reg] = steps.get(reg, 0) + sign * int(imm, 0)
+        except ValueError:
+            continue
     best = None
     for ins, info in body:
         elem = info.elem or fallback_elem
@@ -138,14 +139,17 @@ def _elements(body, fallback_elem: str | None) -> int | None:
         text = ", ".join(ins.operands)
         for base, index, scale in _X86_MEM.findall(text):
             if index and index in steps:
-                bytes_ = steps[index] * int(scale)
+                bytes_ = steps[index] * int(scale or 1)
             elif base in steps:
                 bytes_ = steps[base]
             else:
                 continue
-            best = max(best or 0, bytes_ // size)
+            best = max(best or 0, abs(bytes_) // size)
         for reg, bump in _ARM_POST.findall(text):
             best = max(best or 0, int(bump) // size)
+        for reg in _ARM_BASE.findall(text):
+            if reg in steps:
+                best = max(best or 0, abs(steps[reg]) // size)
     return best
 
 

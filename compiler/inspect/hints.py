@@ -7,16 +7,17 @@ from __future__ import annotations
 from ..syntax import ast as A
 from ..typesys import model as T
 from .classify import Info
-from .function import find_loops
+from .cfg import Loop
 from .machine import Machine
 from .model import FunctionReport, Hint
 
 _WIDER = {128: ("f32x8/i32x8", "AVX2"), 256: ("f32x16/i32x16", "AVX-512")}
 _MOVES = ("mov", "vmov", "vbroadcast", "vpbroadcast", "ld", "st", "dup")
+_CONTROL = ("cmp", "test", "inc", "dec", "lea", "add", "sub", "nop")
 
 
-def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info], machine: Machine,
-              arm: bool) -> list[Hint]:
+def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info], loops: list[Loop],
+              machine: Machine, arm: bool) -> list[Hint]:
     out: list[Hint] = []
     line = func.name_span.line if func is not None else None
     c = fr.counts
@@ -34,21 +35,17 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
         out.append(Hint("small-step", f"kernel '{k.name}' advances {k.step} element(s) per iteration: loop "
                         "overhead and the scalar tail do most of the work \u2014 use a vector step "
                         "(e.g. step 8 with f32x8)", k.step_span.line))
-    for ins, info in zip(fn_asm.instrs, infos):
-        if info.gather or info.scatter:
-            what = "gather" if info.gather else "scatter"
-            out.append(Hint(what, f"{what} emitted ({ins.mnemonic}): one memory access per lane; contiguous "
-                            "loads/stores are much faster when the data allows", ins.line))
-            break
-    for lp, (first, last) in zip(fr.loops, find_loops(fn_asm, infos)):
-        spills = sum(1 for info in infos[first:last + 1] if info.spill)
+    out += _gathers(func, fn_asm, infos)
+    for lp, found in zip(fr.loops, loops):
+        body = [(fn_asm.instrs[i], infos[i]) for i in found.instrs]
+        spills = sum(1 for _, info in body if info.spill)
         if spills:
             out.append(Hint("spills", f"{spills} register spill/reload instruction(s) inside the loop at lines "
                             f"{lp.first_line}-{lp.last_line}: fewer live vectors (accumulators, unrolling) "
                             "would keep it in registers", lp.header_line))
         per = lp.per_iteration
-        compute = sum(1 for ins, info in zip(fn_asm.instrs[first:last + 1], infos[first:last + 1])
-                      if info.vector and not ins.mnemonic.startswith(_MOVES))
+        # arithmetic, scalar or vector (an FMA with a folded load is both)
+        compute = sum(1 for ins, info in body if info.flops or (info.vector and not ins.mnemonic.startswith(_MOVES)))
         if lp.role == "main" and per.loads > machine.load_ports \
                 and per.loads / machine.load_ports > max(compute, 1) / 2:
             out.append(Hint("load-ports", f"the loop at lines {lp.first_line}-{lp.last_line} issues {per.loads} "
@@ -56,11 +53,34 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
                             "not arithmetic, bound it", lp.header_line))
     if func is not None:
         out += _source_hints(func, fr)
-    mem = c.loads + c.stores
-    if mem > c.instructions - mem and c.vector:
-        out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {c.instructions - mem} compute ops "
-                        "\u2014 kernel may be bandwidth-bound", line))
+    main_loop = next((lp for lp in fr.loops if lp.role == "main"), None)
+    if main_loop is not None:
+        found = loops[fr.loops.index(main_loop)]
+        body = [(fn_asm.instrs[i], infos[i]) for i in found.instrs]
+        mem = sum(1 for _, info in body if info.loads or info.stores)
+        work = sum(1 for ins, info in body if not (info.loads or info.stores) and info.branch_to is None
+                   and not ins.mnemonic.startswith(_CONTROL))
+        if mem > work:
+            out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {work} compute ops "
+                            "\u2014 kernel may be bandwidth-bound", main_loop.header_line))
     return out
+
+
+def _gathers(func, fn_asm, infos) -> list[Hint]:
+    """In the machine code, or in the source: LLVM expands gather() into one
+    scalar load per lane on CPUs where vgather is slow."""
+    for ins, info in zip(fn_asm.instrs, infos):
+        if info.gather or info.scatter:
+            what = "gather" if info.gather else "scatter"
+            return [Hint(what, f"{what} emitted ({ins.mnemonic}): one memory access per lane; contiguous "
+                         "loads/stores are much faster when the data allows", ins.line)]
+    if func is not None:
+        for stmt, _ in _walk(func.body.stmts, None):
+            for e in _exprs(stmt):
+                if isinstance(e, A.Call) and e.name in ("gather", "scatter"):
+                    return [Hint(e.name, f"{e.name} compiles to one memory access per lane on this CPU; "
+                                 "contiguous loads/stores are much faster when the data allows", e.span.line)]
+    return []
 
 
 def _loop_width(fn_asm, infos, lp) -> int:
@@ -82,9 +102,10 @@ def _source_hints(func: A.Func, fr: FunctionReport) -> list[Hint]:
                     out.append(Hint("mul-add", "a * b + c compiles to a separate multiply and add; fma(a, b, c) "
                                     "fuses them (one rounding, one instruction)", ln))
     loops = _accumulators(func.body.stmts)
+    vector_accs = any(vec for accs in loops.values() for _, _, vec in accs)
     for loop, accs in loops.items():
-        # A scalar accumulator in a short tail loop is not worth a hint.
-        if len(accs) == 1 and (accs[0][2] or len(fr.loops) <= 1):
+        # A scalar accumulator next to vector ones is a remainder loop: no hint.
+        if len(accs) == 1 and (accs[0][2] or not vector_accs):
             name, ln, _ = accs[0]
             out.append(Hint("one-accumulator", f"the loop accumulates into one register ('{name}'): each add waits "
                             "for the previous one (latency-bound); use 2-4 independent accumulators and combine "

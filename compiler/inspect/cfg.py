@@ -1,0 +1,89 @@
+"""Natural loops of a function's machine code.
+
+Basic blocks from labels and branches, dominators by the iterative data-flow
+algorithm, back edges u -> h where h dominates u, and each loop's body: h and
+every block that reaches u without passing h. (A jump backwards from a block
+LLVM placed after a loop, e.g. a preheader, is not a back edge.)"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .asm import AsmFunction
+from .classify import Info
+
+_X86_NO_FALLTHROUGH = ("jmp", "ret", "retq", "ud2")
+_ARM_NO_FALLTHROUGH = ("b", "ret", "br", "brk")
+
+
+@dataclass
+class Loop:
+    header: int  # index of the header's first instruction
+    instrs: list[int]  # indices of every instruction in the loop, sorted
+    latch: int  # index of the back-edge branch
+    depth: int = 0
+
+
+def _blocks(fn: AsmFunction, infos: list[Info], arm: bool) -> tuple[list[tuple[int, int]], list[list[int]]]:
+    starts = {0} | set(fn.labels.values())
+    for ins, info in zip(fn.instrs, infos):
+        if info.branch_to is not None or ins.mnemonic in (_ARM_NO_FALLTHROUGH if arm else _X86_NO_FALLTHROUGH):
+            starts.add(ins.index + 1)
+    starts = sorted(s for s in starts if s < len(fn.instrs))
+    blocks = [(s, (starts[k + 1] if k + 1 < len(starts) else len(fn.instrs)) - 1) for k, s in enumerate(starts)]
+    block_of = {s: k for k, (s, _) in enumerate(blocks)}
+    succs: list[list[int]] = []
+    for k, (s, e) in enumerate(blocks):
+        last, info = fn.instrs[e], infos[e]
+        out = []
+        if info.branch_to in fn.labels and fn.labels[info.branch_to] in block_of:
+            out.append(block_of[fn.labels[info.branch_to]])
+        stops = last.mnemonic in (_ARM_NO_FALLTHROUGH if arm else _X86_NO_FALLTHROUGH)
+        if not stops and k + 1 < len(blocks):
+            out.append(k + 1)
+        succs.append(out)
+    return blocks, succs
+
+
+def natural_loops(fn: AsmFunction, infos: list[Info], arm: bool) -> list[Loop]:
+    if not fn.instrs:
+        return []
+    blocks, succs = _blocks(fn, infos, arm)
+    n = len(blocks)
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for b, ss in enumerate(succs):
+        for s in ss:
+            preds[s].append(b)
+    everything = set(range(n))
+    dom = [everything.copy() for _ in range(n)]
+    dom[0] = {0}
+    changed = True
+    while changed:
+        changed = False
+        for b in range(1, n):
+            new = set.intersection(*(dom[p] for p in preds[b])) if preds[b] else set()
+            new = new | {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    bodies: dict[int, tuple[set[int], int]] = {}
+    for u in range(n):
+        for h in succs[u]:
+            if h in dom[u]:  # back edge u -> h
+                body = {h, u}
+                stack = [u] if u != h else []  # never walk past the header
+                while stack:
+                    x = stack.pop()
+                    for p in preds[x]:
+                        if p not in body:
+                            body.add(p)
+                            stack.append(p)
+                old = bodies.get(h)
+                bodies[h] = ((old[0] | body) if old else body, max(u, old[1]) if old else u)
+    loops = []
+    for h, (body, latch) in sorted(bodies.items()):
+        instrs = sorted(i for b in body for i in range(blocks[b][0], blocks[b][1] + 1))
+        loops.append(Loop(blocks[h][0], instrs, blocks[latch][1]))
+    for lp in loops:
+        members = set(lp.instrs)
+        lp.depth = sum(1 for other in loops if other is not lp and lp.header in set(other.instrs)
+                       and members <= set(other.instrs))
+    return loops
