@@ -34,7 +34,7 @@ options:
 """
 
 _BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--annotate", "--header", "--emit-ast", "--emit-tokens"}
-_LATER_MODES = {"bind": "ea bind", "bench": "ea bench"}
+_LATER_MODES = {"bench": "ea bench"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,6 +72,9 @@ def _dispatch(args: list[str]) -> int:
         return 0
     if first == "check":
         return run_check(args[1:])
+    if first == "bind":
+        from .bind_cmd import run_bind
+        return run_bind(args[1:])
     if first == "inspect":
         from .inspect_cmd import run_inspect
         return run_inspect(args[1:])

@@ -1,0 +1,135 @@
+"""`.ea.json` metadata (TOOLCHAIN.md §3) and the rules every binding
+generator shares (§4.1): pointer detection, length collapsing, outputs
+allocated from their `cap`. Generators turn an `Api` into text."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LENGTH_NAMES = frozenset({"n", "len", "length", "count", "size", "num"})
+LENGTH_TYPES = frozenset({"i32", "i64", "u32", "u64"})
+SCALARS = ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", "bool")
+NUMPY_DTYPES = {"i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i32": "int32",
+                "u32": "uint32", "i64": "int64", "u64": "uint64", "f32": "float32", "f64": "float64"}
+
+
+class BindError(Exception):
+    """A user-facing failure of `ea bind` (printed as `error: ...`)."""
+
+
+@dataclass
+class Arg:
+    name: str
+    type: str
+    out: bool = False
+    cap: str | None = None
+    count: str | None = None
+    collapsed_from: str | None = None  # name of the pointer whose element count fills it
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.type.startswith("*")
+
+    @property
+    def mutable(self) -> bool:
+        return self.type.startswith(("*mut ", "*restrict mut "))
+
+    @property
+    def pointee(self) -> str:
+        for prefix in ("*restrict mut ", "*restrict ", "*mut ", "*"):
+            if self.type.startswith(prefix):
+                return self.type[len(prefix):]
+        return self.type
+
+    @property
+    def auto_out(self) -> bool:
+        return self.out and self.cap is not None and self.is_pointer
+
+    @property
+    def visible(self) -> bool:
+        return self.collapsed_from is None and not self.auto_out
+
+
+@dataclass
+class Export:
+    name: str
+    args: list[Arg]
+    ret: str | None
+
+    @property
+    def visible(self) -> list[Arg]:
+        return [a for a in self.args if a.visible]
+
+    @property
+    def outputs(self) -> list[Arg]:
+        return [a for a in self.args if a.auto_out]
+
+    def signature(self) -> str:
+        """The Eä signature, for docstrings: `f(a: *f32, n: i32) -> f32`."""
+        params = ", ".join(f"{a.name}: {a.type}" for a in self.args)
+        return f"{self.name}({params}) -> {self.ret or 'void'}"
+
+
+@dataclass
+class Struct:
+    name: str
+    fields: list[tuple[str, str]]
+
+
+@dataclass
+class Api:
+    stem: str
+    library: str
+    exports: list[Export]
+    structs: list[Struct] = field(default_factory=list)
+
+
+def collapse(args: list[Arg]) -> None:
+    """§4.1: a length argument after a pointer is filled from the element
+    count of the nearest preceding pointer."""
+    last_pointer = None
+    for a in args:
+        if a.is_pointer:
+            last_pointer = a.name
+        elif a.name in LENGTH_NAMES and a.type in LENGTH_TYPES and last_pointer is not None:
+            a.collapsed_from = last_pointer
+
+
+def parse_api(text: str, stem: str) -> Api:
+    """Parse metadata text; malformed input raises BindError with the reason."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise BindError(f"invalid JSON at line {err.lineno}: {err.msg}") from None
+    if not isinstance(data, dict) or "exports" not in data:
+        raise BindError('missing "exports" in JSON')
+    exports = []
+    for e in data["exports"]:
+        if "name" not in e:
+            raise BindError('missing "name" in export')
+        args = []
+        for a in e.get("args", []):
+            if "name" not in a or "type" not in a:
+                raise BindError('missing "name" in arg' if "name" not in a else 'missing "type" in arg')
+            args.append(Arg(a["name"], a["type"], a.get("direction", "in") == "out", a.get("cap"), a.get("count")))
+        collapse(args)
+        exports.append(Export(e["name"], args, e.get("return_type")))
+    structs = [Struct(s["name"], [(f["name"], f["type"]) for f in s.get("fields", [])])
+               for s in data.get("structs", [])]
+    return Api(stem, data.get("library", f"{stem}.so"), exports, structs)
+
+
+def read_api(source: str) -> Api:
+    """The metadata beside `source` (`<source>.json`), checked for freshness."""
+    meta = f"{source}.json"
+    try:
+        text = Path(meta).read_text()
+    except OSError as err:
+        raise BindError(f"cannot read '{meta}': {err.strerror or err}\n"
+                        f"hint: compile with --lib first to generate JSON metadata: ea {source} --lib") from None
+    if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(meta):
+        raise BindError(f"'{meta}' is older than '{source}'\n"
+                        f"hint: recompile to refresh it: ea {source} --lib")
+    return parse_api(text, Path(source).stem)
