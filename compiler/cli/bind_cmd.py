@@ -40,4 +40,6 @@ def run_bind(args: list[str]) -> int:
         for name, text in files.items():
             Path(name).write_text(text)
             print(f"wrote {name}", file=sys.stderr)
+        for message in getattr(gen, "warnings", lambda api: [])(api):
+            print(f"warning: {message}", file=sys.stderr)
     return 0
