@@ -18,7 +18,11 @@ Public API for tools (the language server, the TUI, scripts):
     result.symbol_at(off) # Symbol defined or referenced at a byte offset
     result.source         # SourceFile: line/column/UTF-16 conversions
 
-`analyze` never touches LLVM and returns a result for any input. Spans
+`analyze` never touches LLVM and returns a result for any input.
+
+    from compiler import load
+    k = load("examples/saxpy.ea")       # cached in examples/__eacache__/, run by LLVM's JIT
+    k.saxpy(x, y, 2.0)                  # same signature and checks as `ea bind --python` Spans
 carry byte offsets [start, end) and 1-based line / character columns.
 `compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
 rules) that the checker, and later codegen, hover and completion, read.
@@ -33,5 +37,25 @@ from .options import Options  # noqa: E402
 from .render import render, render_all  # noqa: E402
 from .source import SourceFile, Span  # noqa: E402
 
+
+
+def load(path, **options):
+    """Compile (cached) and load an Eä file: see compiler.loader.load."""
+    from .loader import load as _load
+    return _load(path, **options)
+
+
+def compile(path, **options):  # noqa: A001 - the loader's documented name
+    """Compile an Eä file into the cache and return the artefact: compiler.loader.compile."""
+    from .loader import compile as _compile
+    return _compile(path, **options)
+
+
+def clear_cache(path=None):
+    """Delete the loader's __eacache__ folder: compiler.loader.clear_cache."""
+    from .loader import clear_cache as _clear
+    _clear(path)
+
+
 __all__ = ["Analysis", "Diagnostic", "Label", "Options", "SourceFile", "Span", "Suggestion",
-           "__version__", "analyze", "render", "render_all"]
+           "__version__", "analyze", "clear_cache", "compile", "load", "render", "render_all"]

@@ -1,0 +1,168 @@
+"""The Python loader: `load()` an Eä file and call its exports on NumPy
+arrays, `compile()` it to a library, `clear_cache()`.
+
+`load` compiles in-process to an object file, cached in `__eacache__/`
+beside the source, and runs it with LLVM's MCJIT (llvmlite): no C compiler
+is needed. Its functions are the generated Python binding (`ea bind
+--python`) executed against the JIT's symbols, so signatures and checks are
+the same. The cache key covers the source text, compiler version, options
+and CPU; entries are written to a temporary folder and renamed into place,
+so processes loading the same kernel at once never see a partial entry.
+"""
+from __future__ import annotations
+
+import builtins
+import ctypes
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from . import __version__
+from .bind.meta import parse_api
+from .bind.python import module_text
+from .options import Options
+from .outputs.metadata import metadata_text
+
+CACHE_DIR = "__eacache__"
+_LOADED: dict[tuple, "Kernel"] = {}
+
+
+class CompileError(RuntimeError):
+    """The source does not compile; `stderr` has the diagnostics."""
+
+    def __init__(self, message: str, stderr: str = "", exit_code: int = 1):
+        super().__init__(message)
+        self.stderr = stderr
+        self.exit_code = exit_code
+
+
+class Kernel:
+    """A loaded Eä file: one callable per export."""
+
+    def __init__(self, stem: str, namespace: dict, engine):
+        self._stem = stem
+        self._engine = engine  # keeps the JIT-compiled code alive
+        self._names = list(namespace["__all__"])
+        for name in self._names:
+            setattr(self, name, namespace[name])
+
+    def __repr__(self) -> str:
+        return f"<ea.Kernel '{self._stem}' funcs={self._names}>"
+
+    def __dir__(self):
+        return self._names
+
+
+def _options(target: str, opt_level: int, avx512: bool) -> Options:
+    return Options(target_cpu=target, opt_level=opt_level, avx512=avx512)
+
+
+def _entry(path: Path, opts: Options) -> tuple[Path, bytes]:
+    from .codegen.target import cpu_and_features
+    source = path.read_bytes()
+    cpu, features = cpu_and_features(opts)
+    key = hashlib.blake2b(b"\0".join([source, __version__.encode(), repr(opts.key()).encode(),
+                                      cpu.encode(), features.encode()]), digest_size=10).hexdigest()
+    return path.parent / CACHE_DIR / f"{cpu}-{__version__}" / f"{path.stem}-{key}", source
+
+
+def _build(path: Path, opts: Options) -> Path:
+    """The cache entry for `path` (object file + metadata), built if missing."""
+    entry, source = _entry(path, opts)
+    if (entry / f"{path.stem}.o").exists():
+        return entry
+    from .driver import compile_source
+    from .render import render_all
+    analysis, module = compile_source(source, str(path), opts)
+    if module is None:
+        raise CompileError(f"Compilation failed: {path.name}",
+                           render_all(analysis.diagnostics, analysis.source, str(path)))
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=entry.parent))
+    (tmp / f"{path.stem}.o").write_bytes(module.object())
+    (tmp / f"{path.stem}.ea.json").write_text(metadata_text(f"lib{path.stem}.so", analysis.desugared))
+    try:
+        os.rename(tmp, entry)  # atomic: another process may have won the race
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return entry
+
+
+def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = False) -> Kernel:
+    """Compile (cached) and load an Eä file; returns a module-like object."""
+    path = Path(path).resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"no such Eä source: {path}")
+    opts = _options(target, opt_level, avx512)
+    entry, _ = _entry(path, opts)
+    hit = _LOADED.get((entry, path.stat().st_mtime_ns))
+    if hit is not None:
+        return hit
+    entry = _build(path, opts)
+    kernel = _jit(entry, path.stem, opts, str(path))
+    _LOADED[(entry, path.stat().st_mtime_ns)] = kernel
+    return kernel
+
+
+def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
+    import llvmlite.binding as llvm
+
+    from .codegen.target import init, target_machine
+    init()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(opts))
+    engine.add_object_file(llvm.ObjectFileRef.from_data((entry / f"{stem}.o").read_bytes()))
+    engine.finalize_object()
+    api = parse_api((entry / f"{stem}.ea.json").read_text(), stem)
+    symbols = type("JitLibrary", (), {})()
+    for e in api.exports:
+        # argtypes/restype are set by the binding, as on a CDLL's functions
+        setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(engine.get_function_address(e.name)))
+    namespace: dict = {"__ea_lib__": symbols, "__name__": f"ea_kernel_{stem}"}
+    code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec")
+    exec(code, namespace)
+    return Kernel(stem, namespace, engine)
+
+
+def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",
+            opt_level: int = 3, avx512: bool = False, lib: bool = True) -> Path:
+    """Compile without loading; returns the main artefact in the cache folder:
+    the shared library (needs a C compiler to link), the object, or the
+    assembly / LLVM IR."""
+    path = Path(path).resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"no such Eä source: {path}")
+    opts = _options(target, opt_level, avx512)
+    entry = _build(path, opts)
+    if emit_asm or emit_llvm:
+        from .driver import compile_source
+        _, module = compile_source(path.read_bytes(), str(path), opts)
+        out = entry / (f"{path.stem}.s" if emit_asm else f"{path.stem}.ll")
+        out.write_text(module.asm() if emit_asm else module.ir())
+        return out
+    if not lib:
+        return entry / f"{path.stem}.o"
+    library = entry / f"lib{path.stem}.so"
+    if not library.exists():
+        from .driver import BuildFailed, _run_cc
+        tmp = entry / f".lib{path.stem}.{os.getpid()}.so"
+        try:
+            _run_cc(["-shared", str(entry / f"{path.stem}.o"), "-o", str(tmp), "-lm"],
+                    "linking the shared library failed")
+        except BuildFailed as err:
+            raise CompileError(f"Compilation failed: {path.name}", str(err)) from None
+        os.replace(tmp, library)
+    return library
+
+
+def clear_cache(path=None) -> None:
+    """Delete `__eacache__`: in the current folder (None), beside a file, or inside a folder."""
+    where = Path.cwd() if path is None else Path(path)
+    target = where / CACHE_DIR if where.is_dir() else where.parent / CACHE_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    _LOADED.clear()
+
+
+def compiler_version() -> str:
+    return __version__
