@@ -109,6 +109,9 @@ def _build(req: BuildRequest) -> int:
 
 def _build_lib(req: BuildRequest, analysis: Analysis, obj: bytes, stem: str, names: list[str]) -> int:
     lib = req.out or f"{stem}.so"
+    folder = Path(lib).parent
+    if not folder.is_dir():
+        raise OSError(2, "No such file or directory", str(folder))
     tmp_obj = Path(f"{stem}.o")
     tmp_obj.write_bytes(obj)
     try:

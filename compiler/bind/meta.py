@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,13 +89,17 @@ class Api:
 
 def collapse(args: list[Arg]) -> None:
     """§4.1: a length argument after a pointer is filled from the element
-    count of the nearest preceding pointer."""
-    last_pointer = None
+    count of the nearest preceding pointer, an allocated output included,
+    unless that output's cap is computed from this very length."""
+    pointers: list[Arg] = []
     for a in args:
         if a.is_pointer:
-            last_pointer = a.name
-        elif a.name in LENGTH_NAMES and a.type in LENGTH_TYPES and last_pointer is not None:
-            a.collapsed_from = last_pointer
+            pointers.append(a)
+        elif a.name in LENGTH_NAMES and a.type in LENGTH_TYPES:
+            for p in reversed(pointers):
+                if not (p.auto_out and re.search(rf"\b{re.escape(a.name)}\b", p.cap)):
+                    a.collapsed_from = p.name
+                    break
 
 
 def parse_api(text: str, stem: str) -> Api:

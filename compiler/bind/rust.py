@@ -1,0 +1,184 @@
+"""`ea bind --rust`: `<stem>.rs`, raw `extern "C"` declarations plus safe
+slice-taking wrappers (TOOLCHAIN.md §4.3).
+
+Departures from the reference output, where it does not work:
+- `#[link]` sits on the extern block (on `mod ffi` rustc ignores it and the
+  link fails), and the block is `unsafe extern "C"` so the file also builds
+  under edition 2024 (rustc >= 1.82 accepts it in every edition);
+- every collapsed length is first bound to a local of its own name, so `cap`
+  expressions may use it (§4.1 note), and slices that share a collapsed
+  length must have equal lengths (a mismatch panics, naming the parameter) —
+  the kernel would otherwise read or write past the shorter one.
+
+`prologue()` (the order of those locals, checks and allocations) is shared
+with the C++ generator."""
+from __future__ import annotations
+
+import re
+
+from .meta import SCALARS, Api, Arg, Export, Struct
+from .plan import cap_expr, prologue
+
+LANGUAGE = "Rust"
+
+_KEYWORDS = frozenset((
+    "as async await break const continue dyn else enum extern false fn for gen if impl in let loop "
+    "match mod move mut pub ref return static struct trait true type unsafe use where while "
+    "abstract become box do final macro override priv try typeof unsized virtual yield").split())
+_NOT_RAW = frozenset({"self", "Self", "super", "crate", "_"})  # cannot be written as r#name
+
+
+def link_stem(library: str) -> str:
+    """Library basename without `.so`/`.dll`/`.dylib` and a leading `lib`."""
+    base = re.split(r"[/\\]", library)[-1]
+    for ext in (".so", ".dll", ".dylib"):
+        if base.endswith(ext):
+            base = base[:-len(ext)]
+            break
+    return base[3:] if base.startswith("lib") and len(base) > 3 else base
+
+
+# ---- Rust text ----------------------------------------------------------------------
+
+def ident(name: str) -> str:
+    if name in _NOT_RAW:
+        return f"{name}_"
+    return f"r#{name}" if name in _KEYWORDS else name
+
+
+class _Types:
+    def __init__(self, structs: list[Struct]):
+        self.structs = {s.name for s in structs}
+
+    def rust(self, t: str, ffi: bool = False) -> str:
+        """`*f32` → `*const f32`, `*mut T` → `*mut T`, scalars keep their names,
+        structs by name (`super::Name` inside `mod ffi`)."""
+        probe = Arg("", t)
+        if probe.is_pointer:
+            return f"{'*mut' if probe.mutable else '*const'} {self.rust(probe.pointee, ffi)}"
+        if t in SCALARS:
+            return t
+        if t in self.structs:
+            return f"super::{t}" if ffi else t
+        return f"i32 /* unknown: {t} */"
+
+    def param(self, a: Arg) -> str:
+        if a.is_pointer:
+            return f"&{'mut ' if a.mutable else ''}[{self.rust(a.pointee)}]"
+        return self.rust(a.type)
+
+    def ret(self, e: Export) -> str | None:
+        outs = [f"Vec<{self.rust(o.pointee)}>" for o in e.outputs]
+        if len(outs) > 1:
+            return f"({', '.join(outs)})"
+        if outs:
+            return outs[0]
+        return self.rust(e.ret) if e.ret else None
+
+
+def _defaultable(structs: list[Struct]) -> set[str]:
+    """Structs whose fields all implement `Default` (no raw pointers)."""
+    ok = {s.name for s in structs}
+    changed = True
+    while changed:
+        changed = False
+        for s in structs:
+            if s.name in ok and any(t.startswith("*") or (t in {x.name for x in structs} and t not in ok)
+                                    for _, t in s.fields):
+                ok.discard(s.name)
+                changed = True
+    return ok
+
+
+def _struct(s: Struct, types: _Types, default: bool) -> list[str]:
+    derives = "Debug, Clone, Copy, PartialEq" + (", Default" if default else "")
+    lines = ["#[repr(C)]", f"#[derive({derives})]", f"pub struct {ident(s.name)} {{"]
+    lines += [f"    pub {ident(n)}: {types.rust(t)}," for n, t in s.fields]
+    return lines + ["}", ""]
+
+
+def _fill(t: str, default: set[str], structs: set[str]) -> str:
+    """The initial element of an output buffer: `Default::default()`, null for
+    pointers, all-zero bytes for structs that hold pointers (no `Default`;
+    zero is a valid value of every type these bindings use)."""
+    probe = Arg("", t)
+    if probe.is_pointer:
+        return "std::ptr::null_mut()" if probe.mutable else "std::ptr::null()"
+    if t in structs and t not in default:
+        return "unsafe { std::mem::zeroed() }"
+    return "Default::default()"
+
+
+def _usize(cap: str) -> str:
+    if cap.isdigit():
+        return cap
+    return f"{cap} as usize" if re.fullmatch(r"(r#)?[A-Za-z_]\w*", cap) else f"({cap}) as usize"
+
+
+def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
+    params = ", ".join(f"{ident(a.name)}: {types.param(a)}" for a in e.visible)
+    ret = types.ret(e)
+    arrow = f" -> {ret}" if ret else ""
+    lines = [f"/// {e.name}({params}){arrow}", "///", f"/// C signature: `{e.signature()}`"]
+    if ret:
+        lines.append("#[must_use]")
+    lines.append(f"pub fn {ident(e.name)}({params}){arrow} {{")
+    body = []
+    for step in prologue(e):
+        a = step.arg
+        if step.kind == "alloc":
+            fill, size = _fill(a.pointee, default, types.structs), _usize(cap_expr(a.cap, ident))
+            body.append(f"let mut {ident(a.name)}: Vec<{types.rust(a.pointee)}> = vec![{fill}; {size}];")
+            continue
+        src = ident(step.source.name)
+        body.append(f"let {ident(a.name)} = {src}.len() as {types.rust(a.type)};")
+        for p in step.checks:
+            body.append(f'assert_eq!({ident(p.name)}.len(), {src}.len(), "{p.name}: expected {{}} elements '
+                        f'(the length of {step.source.name}), got {{}}", {src}.len(), {ident(p.name)}.len());')
+    call_args = []
+    for a in e.args:
+        name = ident(a.name)
+        if a.is_pointer:
+            call_args.append(f"{name}.as_mut_ptr()" if a.mutable else f"{name}.as_ptr()")
+        else:
+            call_args.append(name)
+    call = f"ffi::{ident(e.name)}({', '.join(call_args)})"
+    if e.outputs:
+        body.append(f"unsafe {{ {call}; }}")
+        names = [ident(o.name) for o in e.outputs]
+        body.append(names[0] if len(names) == 1 else f"({', '.join(names)})")
+    else:
+        body.append(f"unsafe {{ {call} }}")
+    return lines + [f"    {b}" for b in body] + ["}", ""]
+
+
+def generate(api: Api, source: str) -> dict[str, str]:
+    types = _Types(api.structs)
+    default = _defaultable(api.structs)
+    out = [f"//! {api.stem} — generated by ea bind", "",
+           "#![allow(dead_code, non_snake_case, non_camel_case_types)]", ""]
+    for s in api.structs:
+        out += _struct(s, types, s.name in default)
+    out += ["mod ffi {", f'    #[link(name = "{_escape(link_stem(api.library))}")]', '    unsafe extern "C" {']
+    for e in api.exports:
+        params = ", ".join(f"{ident(a.name)}: {types.rust(a.type, ffi=True)}" for a in e.args)
+        ret = f" -> {types.rust(e.ret, ffi=True)}" if e.ret else ""
+        out.append(f"        pub fn {ident(e.name)}({params}){ret};")
+    out += ["    }", "}", ""]
+    for e in api.exports:
+        out += _wrapper(e, types, default)
+    return {f"{api.stem}.rs": "\n".join(out).rstrip("\n") + "\n"}
+
+
+def warnings(api: Api) -> list[str]:
+    """`#[link(name = "k")]` is looked up as `libk.so`; `ea k.ea --lib` writes `k.so`."""
+    base = re.split(r"[/\\]", api.library)[-1]
+    if base.endswith((".so", ".dylib")) and not base.startswith("lib"):
+        link = link_stem(api.library)
+        return [f"the linker looks for #[link(name = \"{link}\")] as lib{link}.so, not '{base}'; "
+                f"build the library as lib{link}.so: ea {api.stem}.ea --lib -o lib{link}.so"]
+    return []
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
