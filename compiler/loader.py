@@ -47,6 +47,9 @@ class Kernel:
         self._names = list(namespace["__all__"])
         for name in self._names:
             setattr(self, name, namespace[name])
+        for name, value in namespace.items():  # struct classes, for dtypes and records
+            if isinstance(value, type) and issubclass(value, ctypes.Structure) and value is not ctypes.Structure:
+                setattr(self, name, value)
 
     def __repr__(self) -> str:
         return f"<ea.Kernel '{self._stem}' funcs={self._names}>"
@@ -109,9 +112,10 @@ def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = Fal
 def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
     import llvmlite.binding as llvm
 
-    from .codegen.target import init, target_machine
+    from .codegen.target import init, new_target_machine
     init()
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(opts))
+    # The engine owns (and frees) its target machine: give it a fresh one.
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(opts))
     engine.add_object_file(llvm.ObjectFileRef.from_data((entry / f"{stem}.o").read_bytes()))
     engine.finalize_object()
     api = parse_api((entry / f"{stem}.ea.json").read_text(), stem)
@@ -120,7 +124,8 @@ def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
         # argtypes/restype are set by the binding, as on a CDLL's functions
         setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(engine.get_function_address(e.name)))
     namespace: dict = {"__ea_lib__": symbols, "__name__": f"ea_kernel_{stem}"}
-    code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec")
+    code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec",
+                            dont_inherit=True)
     exec(code, namespace)
     return Kernel(stem, namespace, engine)
 

@@ -45,6 +45,15 @@ def _same(a, name, n, of):
         raise ValueError(f"{name}: expected {n} elements (the length of {of}), got {a.size}")
 
 
+def _ptr(a):
+    """The array's address for a c_void_p argument: a buffer view costs a
+    fraction of `a.ctypes.data_as(...)`; read-only arrays take the slow path."""
+    try:
+        return _byref(_from_buffer(a))
+    except (TypeError, ValueError):  # read-only or empty
+        return a.ctypes.data
+
+
 def _int(v, name, lo, hi):
     if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
         raise TypeError(f"{name}: expected an int, got {type(v).__name__}")
@@ -82,7 +91,8 @@ def module_text(api: Api, source: str | None = None, lib_expr: str | None = None
     if parallel:
         out += ["import os as _os", "from concurrent.futures import ThreadPoolExecutor as _TPE",
                 "from typing import Optional as _Optional"]
-    out += ["", f"_lib = {lib_expr}", "", f"__all__ = {names!r}", _RUNTIME]
+    out += ["", f"_lib = {lib_expr}", "_byref, _from_buffer = _ct.byref, _ct.c_char.from_buffer", "",
+            f"__all__ = {names!r}", _RUNTIME]
     for s in api.structs:
         fields = ", ".join(f'("{n}", {_ctype(t, structs)})' for n, t in s.fields)
         out += ["", f"class {s.name}(_ct.Structure):", f"    _fields_ = [{fields}]", ""]
@@ -183,7 +193,7 @@ def _call_args(e: Export, structs: set[str], lengths: dict[str, str] | None = No
     args = []
     for a in e.args:
         if a.is_pointer:
-            args.append(f"{py(a.name)}.ctypes.data_as({_ctype(a.type, structs)})")
+            args.append(f"_ptr({py(a.name)})")
         elif lengths is not None and a.name in lengths:
             args.append(f"{CTYPES[a.type]}({lengths[a.name]})")
         elif a.type in CTYPES:
@@ -202,7 +212,8 @@ def _export(e: Export, structs: set[str]) -> list[str]:
     doc_params = ", ".join(f"{a.name}: {_doc_type(a)}" for a in e.visible)
     doc_ret = ", ".join(f"ndarray[{NUMPY_DTYPES.get(a.pointee, a.pointee)}]" for a in outs) if outs else \
         (e.ret or "None")
-    argtypes = ", ".join(_ctype(a.type, structs) for a in e.args)
+    # Pointers travel as c_void_p: see _ptr (the element type is checked on the array).
+    argtypes = ", ".join("_ct.c_void_p" if a.is_pointer else _ctype(a.type, structs) for a in e.args)
     restype = _ctype(e.ret, structs) if e.ret else "None"
     lines = [f"{_lib_fn(e.name)}.argtypes = [{argtypes}]", f"{_lib_fn(e.name)}.restype = {restype}", "", "",
              f"def {py(e.name)}({params}) -> {ret_ann}:",
@@ -228,7 +239,6 @@ def _parallel_ok(e: Export) -> bool:
 def _parallel(e: Export, structs: set[str]) -> list[str]:
     """§4.2 parallel variant: split [0, n) into one chunk per thread."""
     length = next(a for a in e.args if a.collapsed_from is not None)
-    first = next(a for a in e.args if a.is_pointer)
     params = ", ".join([f"{py(a.name)}: {_annotation(a)}" for a in e.visible] + ["threads: _Optional[int] = None"])
     lines = [f"def {e.name}_parallel({params}):",
              f'    """{e.name} split across threads (each thread runs one contiguous chunk)."""']
@@ -237,14 +247,14 @@ def _parallel(e: Export, structs: set[str]) -> list[str]:
     lines += [f"    _n = {py(length.name)}", "    _threads = threads or _os.cpu_count() or 1",
               "    if _threads == 1 or _n < _threads:",
               f"        return {py(e.name)}({call_seq})",
-              f"    _size = _ct.sizeof({_ctype(first.pointee, structs)})",
               "    _chunk = _n // _threads", "",
               "    def _run(k):", "        start = k * _chunk",
               "        count = _n - start if k == _threads - 1 else _chunk"]
     args = []
     for a in e.args:
-        if a.is_pointer:
-            args.append(f"_ct.cast({py(a.name)}.ctypes.data + start * _size, {_ctype(a.type, structs)})")
+        if a.is_pointer:  # each pointer advances by its own element size
+            size = f"_ct.sizeof({_ctype(a.pointee, structs)})"
+            args.append(f"{py(a.name)}.ctypes.data + start * {size}")
         elif a is length:
             args.append(f"{CTYPES[a.type]}(count)")
         else:

@@ -58,6 +58,14 @@ def _machine(tr: str, cpu: str, features: str, opt: int) -> llvm.TargetMachine:
                                         codemodel="default")
 
 
+def new_target_machine(options: Options) -> llvm.TargetMachine:
+    """An uncached machine, for owners that free it (MCJIT engines)."""
+    init()
+    cpu, features = cpu_and_features(options)
+    return llvm.Target.from_triple(triple(options)).create_target_machine(
+        cpu=cpu, features=features, opt=options.opt_level, reloc="pic", codemodel="default")
+
+
 def target_machine(options: Options) -> llvm.TargetMachine:
     init()
     cpu, features = cpu_and_features(options)

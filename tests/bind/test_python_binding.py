@@ -1,0 +1,366 @@
+"""`ea bind --python` end to end (TOOLCHAIN.md §4.1-4.2): examples and small
+sources with output annotations are compiled with `--lib -o lib<stem>.so`,
+bound, imported from the temporary folder and called on NumPy arrays; the
+results are compared with NumPy. The same calls go through `compiler.load()`,
+which executes the same binding against the JIT (`impl` fixture). Misuse
+errors and the `_parallel` variants are in test_python_binding_checks.py."""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EA = ROOT / ".venv" / "bin" / "ea"
+PYTHON = ROOT / ".venv" / "bin" / "python"
+EXAMPLES = ["saxpy", "dot", "reductions", "particles", "threshold_u8", "normalize_u8", "dot_i8"]
+
+HIST = """\
+export func hist(px: *u8, len: i32, out bins: *mut i32 [cap: 16]) {
+    for b in 0..16 { bins[b] = 0 }
+    for j in 0..len {
+        let k: i32 = to_i32(px[j]) / 16
+        bins[k] = bins[k] + 1
+    }
+}
+"""
+
+# cap from a collapsed length with a scalar return (discarded, §4.1), cap from a
+# constant, two outputs with an integer division in the cap, an output before the
+# length it fills (the length is the nearest preceding pointer's: the output's 16).
+OUTS = """\
+const K: i32 = 4
+
+export func scale_sum(x: *f32, n: i32, g: f32, out y: *mut f32 [cap: n]) -> f32 {
+    let mut s: f32 = 0.0
+    for i in 0..n {
+        y[i] = x[i] * g
+        s = s + y[i]
+    }
+    return s
+}
+
+export func firstk(x: *i32, n: i32, out r: *mut i32 [cap: K * 2]) -> i32 {
+    for i in 0..K * 2 { r[i] = x[i] + 1 }
+    return n
+}
+
+export func split(x: *i16, len: i32, s: i16, out y: *mut i16 [cap: len / 2], out z: *mut i16 [cap: len / 2]) {
+    for i in 0..len / 2 {
+        y[i] = x[2 * i] + s
+        z[i] = x[2 * i + 1] - s
+    }
+}
+
+export func fill(x: *f32, out y: *mut f32 [cap: 16], n: i32) {
+    for i in 0..n { y[i] = x[i] + to_f32(i) }
+}
+"""
+SOURCES = {"hist": HIST, "outs": OUTS}
+STEMS = EXAMPLES + list(SOURCES)
+
+_STATE: dict = {}
+_PINNED: list = []  # loaded kernels are kept alive (see test_loader: freeing one frees the shared target machine)
+
+
+def ea(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(EA), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def write_sources(folder: Path) -> None:
+    for stem in EXAMPLES:
+        (folder / f"{stem}.ea").write_text((ROOT / "examples" / f"{stem}.ea").read_text())
+    for stem, text in SOURCES.items():
+        (folder / f"{stem}.ea").write_text(text)
+
+
+def bound_dir(tmp_path_factory) -> Path:
+    """One folder with every stem compiled (`lib<stem>.so`) and bound (`<stem>.py`)."""
+    if "dir" not in _STATE:
+        folder = tmp_path_factory.mktemp("pybind")
+        write_sources(folder)
+        procs = [subprocess.Popen([str(EA), f"{s}.ea", "--lib", "-o", f"lib{s}.so"], cwd=folder,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for s in STEMS]
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+        procs = [subprocess.Popen([str(EA), "bind", f"{s}.ea", "--python"], cwd=folder,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for s in STEMS]
+        for s, p in zip(STEMS, procs):
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0 and err == f"wrote {s}.py\n", err
+        _STATE["dir"] = folder
+    return _STATE["dir"]
+
+
+def generated(tmp_path_factory, stem: str):
+    """The generated module, imported from the temporary folder."""
+    key = ("mod", stem)
+    if key not in _STATE:
+        path = bound_dir(tmp_path_factory) / f"{stem}.py"
+        spec = importlib.util.spec_from_file_location(f"_eabind_{stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _STATE[key] = module
+    return _STATE[key]
+
+
+def loaded(tmp_path_factory, stem: str):
+    key = ("load", stem)
+    if key not in _STATE:
+        from compiler import load
+        if "loaddir" not in _STATE:
+            _STATE["loaddir"] = tmp_path_factory.mktemp("pyload")
+            write_sources(_STATE["loaddir"])
+        _STATE[key] = load(_STATE["loaddir"] / f"{stem}.ea")
+        _PINNED.append(_STATE[key])
+    return _STATE[key]
+
+
+@pytest.fixture(params=["bind", "load"])
+def impl(request, tmp_path_factory):
+    """stem -> module-like object: the generated module or compiler.load()."""
+    if request.param == "bind":
+        return lambda stem: generated(tmp_path_factory, stem)
+    return lambda stem: loaded(tmp_path_factory, stem)
+
+
+RNG = np.random.default_rng(7)
+
+
+# ---- results against NumPy -------------------------------------------------------
+
+def test_saxpy(impl):
+    x = RNG.standard_normal(1003).astype(np.float32)
+    y = RNG.standard_normal(1003).astype(np.float32)
+    want = np.float32(2.5) * x + y
+    assert impl("saxpy").saxpy(x, y, 2.5) is None
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+
+
+def test_dot(impl):
+    a = RNG.standard_normal(1001).astype(np.float32)
+    b = RNG.standard_normal(1001).astype(np.float32)
+    got = impl("dot").dot(a, b)
+    assert type(got) is float
+    assert got == pytest.approx(float(np.dot(a.astype(np.float64), b)), rel=1e-4, abs=1e-3)
+
+
+def test_reductions(impl):
+    m = impl("reductions")
+    x = RNG.uniform(-50, 50, 1037).astype(np.float32)
+    assert m.sum_f32(x) == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
+    assert m.max_f32(x) == float(x.max())
+    assert m.min_f32(x) == float(x.min())
+    assert m.max_f32(x[:3].copy()) == float(x[:3].max())
+
+
+PARTICLE = np.dtype([("x", "<f4"), ("y", "<f4"), ("vx", "<f4"), ("vy", "<f4")])
+
+
+def test_struct_is_a_ctypes_structure_usable_as_dtype(impl):
+    m = impl("particles")
+    assert issubclass(m.Particle, ctypes.Structure)
+    assert [f[0] for f in m.Particle._fields_] == ["x", "y", "vx", "vy"]
+    assert np.dtype(m.Particle) == PARTICLE and np.dtype(m.Particle).itemsize == 16
+    ps = np.zeros(2, dtype=np.dtype(m.Particle))
+    ps["vy"] = [1, -1]
+    m.step(ps, 3.0)
+    assert ps["y"].tolist() == [3.0, -3.0]
+
+
+def test_particles_array_of_structs(impl):
+    m = impl("particles")
+    ps = np.zeros(7, dtype=PARTICLE)
+    for name in ("x", "y", "vx", "vy"):
+        ps[name] = RNG.uniform(-10, 10, 7).astype(np.float32)
+    before = ps.copy()
+    m.step(ps, 0.5)
+    np.testing.assert_allclose(ps["x"], before["x"] + before["vx"] * np.float32(0.5), rtol=1e-6)
+    np.testing.assert_allclose(ps["y"], before["y"] + before["vy"] * np.float32(0.5), rtol=1e-6)
+    assert (ps["vx"] == before["vx"]).all() and (ps["vy"] == before["vy"]).all()
+
+
+def test_threshold_u8(impl):
+    px = RNG.integers(0, 256, 1000, dtype=np.uint8)
+    out = np.full(1000, 7, dtype=np.uint8)
+    impl("threshold_u8").threshold(px, out, 100)
+    assert (out == np.where(px > 100, 255, 0)).all()
+    impl("threshold_u8").threshold(px, out, np.uint8(200))  # NumPy integers are ints too
+    assert (out == np.where(px > 200, 255, 0)).all()
+
+
+def test_normalize_u8(impl):
+    px = RNG.integers(0, 256, 1001, dtype=np.uint8)
+    out = np.zeros(1001, dtype=np.float32)
+    impl("normalize_u8").normalize(px, out)
+    np.testing.assert_allclose(out, px.astype(np.float32) / np.float32(255), rtol=1e-6)
+
+
+def test_dot_i8(impl):
+    a = RNG.integers(0, 128, 1000, dtype=np.uint8)
+    w = RNG.integers(-128, 128, 1000, dtype=np.int8)
+    got = impl("dot_i8").dot_u8i8(a, w)
+    assert type(got) is int
+    assert got == int(np.dot(a.astype(np.int64), w.astype(np.int64)))
+
+
+def test_hist_allocates_and_returns_its_output(impl):
+    px = RNG.integers(0, 256, 999, dtype=np.uint8)
+    bins = impl("hist").hist(px)
+    assert isinstance(bins, np.ndarray) and bins.dtype == np.int32 and bins.shape == (16,)
+    assert bins.tolist() == np.bincount(px // 16, minlength=16).tolist()
+    assert impl("hist").hist(px[:0].copy()).tolist() == [0] * 16
+
+
+def test_cap_from_collapsed_length_discards_the_scalar_return(impl):
+    x = np.arange(11, dtype=np.float32)
+    y = impl("outs").scale_sum(x, 3.0)
+    assert isinstance(y, np.ndarray) and y.dtype == np.float32
+    assert y.tolist() == (x * 3).tolist()
+
+
+def test_cap_from_a_constant(impl):
+    r = impl("outs").firstk(np.arange(100, 120, dtype=np.int32))
+    assert r.dtype == np.int32 and r.tolist() == list(range(101, 109))
+
+
+def test_two_outputs_with_integer_division_cap(impl):
+    x = np.arange(11, dtype=np.int16)
+    y, z = impl("outs").split(x, 100)
+    assert y.dtype == z.dtype == np.int16
+    assert y.tolist() == [100, 102, 104, 106, 108]
+    assert z.tolist() == [-99, -97, -95, -93, -91]
+
+
+def test_length_after_an_output_is_the_outputs_size(impl):
+    """§4.1: `n` is filled from the nearest preceding pointer, here the
+    16-element output `y` (§5: "including a just-allocated output"); the
+    input before it must have as many elements."""
+    y = impl("outs").fill(np.full(16, 5.0, dtype=np.float32))
+    assert y.shape == (16,) and y.tolist() == [5.0 + i for i in range(16)]
+    with pytest.raises(ValueError) as info:
+        impl("outs").fill(np.ones(3, dtype=np.float32))
+    assert str(info.value) == "x: expected 16 elements (the length of y), got 3"
+
+
+def test_signatures_hide_collapsed_lengths_and_outputs(impl):
+    import inspect
+    sig = lambda stem, f: list(inspect.signature(getattr(impl(stem), f)).parameters)  # noqa: E731
+    assert sig("saxpy", "saxpy") == ["x", "y", "a"]
+    assert sig("saxpy", "saxpy_parallel") == ["x", "y", "a", "threads"]
+    assert sig("hist", "hist") == ["px"]
+    assert sig("outs", "split") == ["x", "s"]
+    assert not hasattr(impl("hist"), "hist_parallel")  # auto-outputs: no parallel variant
+    assert not hasattr(impl("outs"), "split_parallel")
+
+
+# ---- the generated file ------------------------------------------------------------
+
+GOLDEN_HIST = '''\
+"""hist \u2014 generated by ea bind"""
+import ctypes as _ct
+import numpy as _np
+from pathlib import Path as _Path
+
+_lib = _ct.CDLL(str(_Path(__file__).parent / "libhist.so"))
+_byref, _from_buffer = _ct.byref, _ct.c_char.from_buffer
+
+__all__ = ['hist']
+
+
+def _array(a, name, dtype, writes):
+    """The checks every array argument gets; errors name the parameter."""
+    if not isinstance(a, _np.ndarray):
+        raise TypeError(f"{name}: expected a numpy.ndarray, got {type(a).__name__}")
+    if a.dtype != dtype:
+        raise TypeError(f"{name}: expected {_np.dtype(dtype)}, got {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{name}: expected a C-contiguous array; use numpy.ascontiguousarray({name})")
+    if writes and not a.flags.writeable:
+        raise ValueError(f"{name}: the kernel writes this array but it is read-only")
+
+
+def _same(a, name, n, of):
+    if a.size != n:
+        raise ValueError(f"{name}: expected {n} elements (the length of {of}), got {a.size}")
+
+
+def _ptr(a):
+    """The array's address for a c_void_p argument: a buffer view costs a
+    fraction of `a.ctypes.data_as(...)`; read-only arrays take the slow path."""
+    try:
+        return _byref(_from_buffer(a))
+    except (TypeError, ValueError):  # read-only or empty
+        return a.ctypes.data
+
+
+def _int(v, name, lo, hi):
+    if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+        raise TypeError(f"{name}: expected an int, got {type(v).__name__}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name}: {v} does not fit in [{lo}, {hi}]")
+    return int(v)
+
+
+_lib.hist.argtypes = [_ct.c_void_p, _ct.c_int32, _ct.c_void_p]
+_lib.hist.restype = None
+
+
+def hist(px: _np.ndarray) -> _np.ndarray:
+    """hist(px: ndarray[uint8]) -> ndarray[int32]
+
+    C signature: hist(px: *u8, len: i32, bins: *mut i32) -> void
+    """
+    _array(px, 'px', _np.uint8, False)
+    len = px.size
+    bins = _np.empty(int(16), dtype=_np.int32)
+    _lib.hist(_ptr(px), _ct.c_int32(int(len)), _ptr(bins))
+    return bins
+'''
+
+
+def test_golden_module_text(tmp_path_factory):
+    assert (bound_dir(tmp_path_factory) / "hist.py").read_text(encoding="utf-8") == GOLDEN_HIST
+
+
+def test_generated_module_imports_by_name_without_this_project(tmp_path_factory):
+    """`import saxpy` from the folder, with `compiler` made unimportable."""
+    folder = bound_dir(tmp_path_factory)
+    code = ("import sys; sys.modules['compiler'] = None; sys.path.insert(0, sys.argv[1])\n"
+            "import numpy as np, saxpy\n"
+            "x = np.ones(9, np.float32); y = np.full(9, 2, np.float32); saxpy.saxpy(x, y, 3.0)\n"
+            "print(saxpy.__file__.endswith('saxpy.py'), y.tolist())")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([str(PYTHON), "-c", code, str(folder)], cwd="/", env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"True {[5.0] * 9}\n"
+
+
+def test_shadowing_library_name_warns(tmp_path):
+    (tmp_path / "saxpy.ea").write_text((ROOT / "examples" / "saxpy.ea").read_text())
+    assert ea("saxpy.ea", "--lib", cwd=tmp_path).returncode == 0
+    proc = ea("bind", "saxpy.ea", "--python", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stderr == (
+        "wrote saxpy.py\nwarning: 'saxpy.so' beside 'saxpy.py' shadows it on `import saxpy`; build the "
+        "library as libsaxpy.so instead: ea saxpy.ea --lib -o libsaxpy.so\n")
+
+
+def test_no_shadowing_warning_for_lib_prefix(tmp_path_factory):
+    folder = bound_dir(tmp_path_factory)
+    proc = ea("bind", "saxpy.ea", "--python", cwd=folder)
+    assert proc.returncode == 0 and proc.stderr == "wrote saxpy.py\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__]))
