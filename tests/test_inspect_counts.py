@@ -8,25 +8,10 @@ kernels (`ea k.ea --emit-asm --target=haswell`); the excerpts in the
 comments are that assembly."""
 from __future__ import annotations
 
-import textwrap
-
 from compiler.inspect import inspect, render_text
+
 from compiler.options import Options
-
-AVX2 = Options(target_cpu="haswell")
-AVX512 = Options(target_cpu="skylake-avx512", avx512=True)
-ARM = Options(target_triple="aarch64-unknown-linux-gnu")
-
-
-def src(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def line_of(text: str, fragment: str) -> int:
-    """1-based line of the only line containing `fragment`."""
-    hits = [n for n, ln in enumerate(text.splitlines(), 1) if fragment in ln]
-    assert len(hits) == 1, (fragment, hits)
-    return hits[0]
+from inspect_support import ARM, AVX2, AVX512, line_of, src  # noqa: F401
 
 
 def only(text: str, options: Options):

@@ -8,21 +8,7 @@ import textwrap
 
 from compiler.inspect import inspect
 from compiler.options import Options
-
-AVX2 = Options(target_cpu="haswell")
-AVX2_FAST_GATHER = Options(target_cpu="skylake")
-AVX512 = Options(target_cpu="skylake-avx512", avx512=True)
-ARM = Options(target_triple="aarch64-unknown-linux-gnu")
-
-
-def src(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def line_of(text: str, fragment: str) -> int:
-    hits = [n for n, ln in enumerate(text.splitlines(), 1) if fragment in ln]
-    assert len(hits) == 1, (fragment, hits)
-    return hits[0]
+from inspect_support import ARM, AVX2, AVX2_FAST_GATHER, AVX512, line_of, src  # noqa: F401
 
 
 def hints(text: str, options: Options) -> dict[str, list]:
