@@ -1,1 +1,6 @@
-"""eals: the Eä language server (arrives with its issue)."""
+"""eals: the Eä language server (pygls 2 + lsprotocol).
+
+`eals` (stdio) or `eals --tcp [HOST:]PORT`. Features live in `eals/features/`,
+one module per LSP area; all compiler knowledge comes through the compiler's
+analysis API (`compiler.analyze`, `compiler.inspect`, `compiler.intrinsics`).
+"""

@@ -1,0 +1,117 @@
+"""The server object: documents, configuration, the analysis worker, and
+the diagnostics pipeline. Feature modules register their handlers on it.
+
+Analysis never blocks the event loop: each change starts an analysis at
+once in a worker thread; when it finishes, its result is published only if
+no newer version of the document has arrived (older work is dropped)."""
+from __future__ import annotations
+
+import asyncio
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from compiler import Analysis, __version__, analyze
+
+from .config import Config
+from .convert import to_diagnostic
+
+
+@dataclass
+class Document:
+    uri: str
+    version: int
+    text: str
+    analysis: Analysis | None = None  # of `analysed_version`
+    analysed_version: int = -1
+    waiters: list = field(default_factory=list)
+
+
+class EaServer(LanguageServer):
+    def __init__(self):
+        super().__init__("eals", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.config = Config()
+        self.docs: dict[str, Document] = {}
+        # One analysis thread keeps versions in order; inspect has its own.
+        self.analysis_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-analyse")
+        self.codegen_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-inspect")
+
+    def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
+        """Logs go to the client's log channel, never to stdout."""
+        try:
+            self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
+        except Exception:  # no client attached (tests of the handlers alone)
+            pass
+
+    # ---- documents and diagnostics ----
+    def open(self, uri: str, version: int, text: str) -> None:
+        self.docs[uri] = Document(uri, version, text)
+        self.schedule(uri)
+
+    def change(self, uri: str, version: int) -> None:
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        doc.version = version
+        doc.text = self.workspace.get_text_document(uri).source
+        self.schedule(uri)
+
+    def close(self, uri: str) -> None:
+        self.docs.pop(uri, None)
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def schedule(self, uri: str) -> None:
+        asyncio.ensure_future(self._analyse_and_publish(uri))
+
+    async def _analyse_and_publish(self, uri: str) -> None:
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        version, text = doc.version, doc.text
+        analysis = await self.analysis_for(doc, version, text)
+        current = self.docs.get(uri)
+        if analysis is None or current is not doc or doc.version != version:
+            return  # a newer version is on its way: never publish stale results
+        diagnostics = [to_diagnostic(d, analysis.source, uri) for d in analysis.diagnostics]
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+
+    async def analysis_for(self, doc: Document, version: int, text: str) -> Analysis | None:
+        """The analysis of `version`, computed in the worker (None if stale)."""
+        if doc.analysed_version == version and doc.analysis is not None:
+            return doc.analysis
+        options = self.config.options()
+
+        def work():
+            if doc.version != version:  # superseded while queued
+                return None
+            return analyze(text, doc.uri, options)
+
+        analysis = await asyncio.get_running_loop().run_in_executor(self.analysis_pool, work)
+        if analysis is not None and version >= doc.analysed_version:
+            doc.analysis, doc.analysed_version = analysis, version
+        return analysis
+
+    async def current_analysis(self, uri: str) -> Analysis | None:
+        doc = self.docs.get(uri)
+        if doc is None:
+            return None
+        return await self.analysis_for(doc, doc.version, doc.text) or doc.analysis
+
+    def reanalyse_all(self) -> None:
+        for doc in self.docs.values():
+            doc.analysed_version = -1
+            self.schedule(doc.uri)
+
+    def report_crash(self, where: str) -> None:
+        self.log(f"eals: error in {where}:\n{traceback.format_exc()}", lsp.MessageType.Error)
+
+
+def create_server() -> EaServer:
+    from .features import register_all
+    server = EaServer()
+    register_all(server)
+    return server
