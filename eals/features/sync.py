@@ -5,11 +5,10 @@ from lsprotocol import types as lsp
 
 
 def register(server) -> None:
-    @server.feature(lsp.INITIALIZED)
-    def initialized(ls, params: lsp.InitializedParams):
-        init = ls.protocol.initialization_options if hasattr(ls.protocol, "initialization_options") else None
-        if init:
-            ls.config = ls.config.updated(init)
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls, params: lsp.InitializeParams):
+        if params.initialization_options:
+            ls.config = ls.config.updated(params.initialization_options)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls, params: lsp.DidOpenTextDocumentParams):
