@@ -1,0 +1,2 @@
+" Eä kernel sources: *.ea -> filetype ea
+autocmd BufRead,BufNewFile *.ea setfiletype ea

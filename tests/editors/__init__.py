@@ -1,0 +1,1 @@
+"""Editor integrations driven by the real editors (Neovim)."""
