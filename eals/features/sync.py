@@ -5,10 +5,16 @@ from lsprotocol import types as lsp
 
 
 def register(server) -> None:
+    def apply(ls, settings) -> None:
+        problems: list[str] = []
+        ls.config = ls.config.updated(settings, problems)
+        for p in problems:
+            ls.log(f"eals: {p}; keeping the previous value", lsp.MessageType.Warning)
+
     @server.feature(lsp.INITIALIZE)
     def initialize(ls, params: lsp.InitializeParams):
         if params.initialization_options:
-            ls.config = ls.config.updated(params.initialization_options)
+            apply(ls, params.initialization_options)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls, params: lsp.DidOpenTextDocumentParams):
@@ -25,5 +31,10 @@ def register(server) -> None:
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls, params: lsp.DidChangeConfigurationParams):
-        ls.config = ls.config.updated(params.settings)
+        apply(ls, params.settings)
         ls.reanalyse_all()
+        # Inlay hints depend on the settings: ask the client to fetch them again.
+        client = ls.protocol.client_capabilities
+        caps = client.workspace if client else None
+        if caps and caps.inlay_hint and caps.inlay_hint.refresh_support:
+            ls.workspace_inlay_hint_refresh(None)

@@ -1,0 +1,126 @@
+"""textDocument/hover: functions and kernels (signature + what their compiled
+code does), intrinsics (signatures + doc), variables, constants, fields,
+structs and built-in type names."""
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from compiler.intrinsics import lookup
+from compiler.typesys.model import SCALARS
+from compiler.typesys.vectors import VECTORS
+
+from ..convert import offset, to_range
+from ..lookup import function_report, inspect_report, word_at
+
+_KIND_WORDS = {"param": "parameter", "local": "local", "loop-var": "loop variable", "const": "constant",
+               "field": "field"}
+
+
+def register(server) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover(ls, params: lsp.HoverParams):
+        try:
+            return await _hover(ls, params.text_document.uri, params.position)
+        except Exception:
+            ls.report_crash("hover")
+            return None
+
+
+async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
+    analysis = await ls.current_analysis(uri)
+    if analysis is None:
+        return None
+    tok = word_at(analysis, offset(analysis.source, pos))
+    if tok is None:
+        return None
+    sym = analysis.symbol_at(tok.start)
+    if sym is not None and sym.name != tok.text:
+        sym = None
+    if sym is not None and sym.kind in ("function", "kernel"):
+        text = await _function(ls, uri, analysis, sym)
+    elif sym is not None and sym.kind == "struct":
+        text = _struct(analysis, sym)
+    elif sym is not None:
+        text = _variable(sym)
+    elif lookup(tok.text) is not None:
+        text = intrinsic_markdown(lookup(tok.text))
+    elif tok.text in VECTORS or tok.text in SCALARS:
+        text = _builtin_type(tok.text)
+    else:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
+                     range=to_range(analysis.source, tok))
+
+
+async def _function(ls, uri: str, analysis, sym) -> str:
+    parts = [f"```ea\n{sym.detail}\n```"]
+    if not analysis.ok:
+        parts.append("*Machine code not shown: the file has errors.*")
+        return "\n\n".join(parts)
+    report = await inspect_report(ls, uri)
+    fr = function_report(report, sym.name)
+    if fr is not None:
+        parts.append(machine_markdown(fr, report.target))
+    elif report is not None:
+        parts.append("*No machine code for this target.*")
+    return "\n\n".join(parts)
+
+
+def machine_markdown(fr, target: str) -> str:
+    """The inspect summary of one function, as a markdown list."""
+    c = fr.counts
+    if not fr.exported and not fr.inlined_into:
+        return "*No machine code: this private function is never called.*"
+    if fr.exported:
+        head = f"**Machine code** ({target})"
+    else:
+        head = f"**Machine code of its lines inlined into** {', '.join(fr.inlined_into)} ({target})"
+    rows = [f"vector instructions: {c.vector}", f"scalar instructions: {c.scalar}", f"FMA: {c.fma}",
+            f"loads: {c.loads}", f"stores: {c.stores}"]
+    if fr.vector_width:
+        rows.append(f"vector width: {fr.vector_width}")
+    loops = [("nested " if lp.depth else "") + lp.role + " (" +
+             (f"lines {lp.first_line}-{lp.last_line}, " if lp.first_line else "") + lp.bottleneck + ")"
+             for lp in fr.loops]
+    rows.append(f"loops: {len(fr.loops)}" + (" — " + ", ".join(loops) if loops else ""))
+    if fr.exported:
+        rows.append(f"registers: {len(fr.registers)}" + (f" ({', '.join(fr.registers)})" if fr.registers else ""))
+    for h in fr.hints:
+        rows.append(f"hint: {h.message}" + (f" (line {h.line})" if h.line else ""))
+    return head + "\n\n" + "\n".join(f"- {r}" for r in rows)
+
+
+def intrinsic_markdown(intr) -> str:
+    sigs = "\n".join(f"{intr.name}{s}" for s in intr.signatures)
+    parts = [f"```ea\n{sigs}\n```", intr.doc]
+    if intr.params:
+        parts.append("Parameters: " + ", ".join(f"`{p}`" for p in intr.params))
+    tail = f"Intrinsic ({intr.family}), since {intr.since}"
+    if intr.deprecated:
+        tail += f". **Deprecated** since {intr.deprecated}" + (f": {intr.advice}" if intr.advice else "")
+    parts.append(f"*{tail}*")
+    return "\n\n".join(parts)
+
+
+def _variable(sym) -> str:
+    what = _KIND_WORDS.get(sym.kind, sym.kind)
+    where = f" of `{sym.container}`" if sym.container else ""
+    lines = [f"```ea\n{sym.detail}\n```", f"{what}{where} · type `{sym.type}`"]
+    if sym.kind == "const" and sym.value is not None:
+        lines.append(f"value: `{sym.value}`")
+    return "\n\n".join(lines)
+
+
+def _struct(analysis, sym) -> str:
+    fields = [s for s in analysis.symbols.symbols if s.kind == "field" and s.container == sym.name]
+    body = "\n".join(f"    {f.name}: {f.type}" for f in fields)
+    return f"```ea\nstruct {sym.name} {{\n{body}\n}}\n```"
+
+
+def _builtin_type(name: str) -> str:
+    if name in VECTORS:
+        v = VECTORS[name]
+        return f"```ea\n{name}\n```\n\n{v.lanes} lanes of `{v.elem}`, {v.bits}-bit vector · since {v.since}"
+    s = SCALARS[name]
+    kind = {"int": "signed integer", "uint": "unsigned integer", "float": "float", "bool": "boolean"}[s.cls]
+    return f"```ea\n{name}\n```\n\n{s.bits}-bit {kind}" if s.cls != "bool" else f"```ea\n{name}\n```\n\nboolean"

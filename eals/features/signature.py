@@ -1,0 +1,63 @@
+"""textDocument/signatureHelp: inside a call's parentheses, the signatures of
+the intrinsic or user function called; the active parameter is the number
+of top-level commas between the `(` and the cursor."""
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from compiler.intrinsics import lookup
+
+from ..convert import offset
+from ..lookup import call_at, callable_named, params_of, split_params
+
+
+def register(server) -> None:
+    options = lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","])
+
+    @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, options)
+    async def signature_help(ls, params: lsp.SignatureHelpParams):
+        try:
+            return await _help(ls, params.text_document.uri, params.position)
+        except Exception:
+            ls.report_crash("signature help")
+            return None
+
+
+async def _help(ls, uri: str, pos: lsp.Position) -> lsp.SignatureHelp | None:
+    analysis = await ls.current_analysis(uri)
+    if analysis is None:
+        return None
+    call = call_at(analysis, offset(analysis.source, pos))
+    if call is None:
+        return None
+    sym = callable_named(analysis, call.name)  # a user function shadows an intrinsic
+    if sym is not None:
+        params = params_of(analysis, sym.name)
+        ret = "" if str(sym.type) == "void" else f" -> {sym.type}"
+        sigs = [_signature(call.name, [(p.name, str(p.type)) for p in params], ret, sym.detail)]
+    else:
+        intr = lookup(call.name)
+        if intr is None:
+            return None
+        sigs = []
+        for text in intr.signatures:
+            types, rest = split_params(text)
+            names = intr.params if len(intr.params) == len(types) else [None] * len(types)
+            sigs.append(_signature(intr.name, list(zip(names, types)), f" {rest}" if rest else "", intr.doc))
+    fits = [i for i, s in enumerate(sigs) if len(s.parameters) > call.active]
+    return lsp.SignatureHelp(signatures=sigs, active_signature=fits[0] if fits else 0,
+                             active_parameter=call.active)
+
+
+def _signature(name: str, params: list[tuple[str | None, str]], tail: str, doc: str) -> lsp.SignatureInformation:
+    """`name(a: T, b: U) -> R` with each parameter's [start, end) in the label."""
+    label, infos = f"{name}(", []
+    for i, (pname, ptype) in enumerate(params):
+        if i:
+            label += ", "
+        piece = f"{pname}: {ptype}" if pname else ptype
+        infos.append(lsp.ParameterInformation(label=(len(label), len(label) + len(piece))))
+        label += piece
+    label += ")" + tail
+    return lsp.SignatureInformation(label=label, parameters=infos,
+                                    documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=doc))
