@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench system-deps clean
+.PHONY: demo test bench system-deps vscode-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,11 +17,21 @@ $(STAMP): pyproject.toml
 system-deps:
 	@./.ci/system-deps.sh
 
+# npm packages of the VS Code extension (editors/vscode/package-lock.json), installed when
+# node_modules is missing or the lock file changed; without npm its tests are skipped.
+VSCODE_STAMP := editors/vscode/node_modules/.installed
+vscode-deps: $(VSCODE_STAMP)
+
+$(VSCODE_STAMP): editors/vscode/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd editors/vscode && npm ci --no-audit --no-fund && touch node_modules/.installed; \
+	else echo "npm not found: the VS Code extension tests will be skipped"; fi
+
 demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
 	$(BIN)/python examples/demo.py
 
-test: $(STAMP) system-deps
+test: $(STAMP) system-deps vscode-deps
 	$(BIN)/pytest
 
 bench: $(STAMP)
@@ -29,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py
 	$(BIN)/python bench/binding_bench.py
+	$(BIN)/python bench/lsp_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
