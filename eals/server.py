@@ -106,6 +106,13 @@ class EaServer(LanguageServer):
             doc.analysed_version = -1
             self.schedule(doc.uri)
 
+    def report_server_error(self, error: Exception, source) -> None:
+        """Errors pygls catches outside requests (e.g. a notification for an
+        unknown document) go to the client's log, not a popup; the server
+        keeps serving."""
+        name = getattr(source, "__name__", str(source))
+        self.log(f"eals: {name}: {type(error).__name__}: {error}", lsp.MessageType.Error)
+
     def report_crash(self, where: str) -> None:
         self.log(f"eals: error in {where}:\n{traceback.format_exc()}", lsp.MessageType.Error)
 
