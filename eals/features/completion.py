@@ -12,7 +12,7 @@ from compiler.typesys.model import SCALARS, Pointer, Struct
 from compiler.typesys.vectors import VECTORS
 
 from ..convert import offset
-from ..lookup import WORD_KINDS, enclosing_item, params_of, tokens_before
+from ..lookup import WORD_KINDS, enclosing_item, tokens_before
 
 K = lsp.CompletionItemKind
 # Words the parser reads in context (not reserved by the lexer).
@@ -108,9 +108,13 @@ def _scope_items(analysis, at: int) -> list[lsp.CompletionItem]:
 
 def _global_items(analysis) -> list[lsp.CompletionItem]:
     items = []
+    params_by_function: dict[str, list] = {}  # one pass, not one scan per function
+    for sym in analysis.symbols.symbols:
+        if sym.kind == "param":
+            params_by_function.setdefault(sym.container, []).append(sym)
     for s in analysis.symbols.top_level():
         if s.kind in ("function", "kernel"):
-            params = params_of(analysis, s.name)
+            params = sorted(params_by_function.get(s.name, []), key=lambda p: p.span.start)
             inner = ", ".join(f"${{{i + 1}:{p.name}}}" for i, p in enumerate(params))
             items.append(lsp.CompletionItem(label=s.name, kind=K.Function, detail=s.detail, sort_text=f"1{s.name}",
                                             insert_text=f"{s.name}({inner})",
