@@ -27,7 +27,7 @@ class Document:
     text: str
     analysis: Analysis | None = None  # of `analysed_version`
     analysed_version: int = -1
-    waiters: list = field(default_factory=list)
+    inflight: dict = field(default_factory=dict)  # version -> future of its analysis
 
 
 class EaServer(LanguageServer):
@@ -83,6 +83,9 @@ class EaServer(LanguageServer):
         """The analysis of `version`, computed in the worker (None if stale)."""
         if doc.analysed_version == version and doc.analysis is not None:
             return doc.analysis
+        pending = doc.inflight.get(version)
+        if pending is not None:  # requests during an analysis share it
+            return await asyncio.shield(pending)
         options = self.config.options()
 
         def work():
@@ -90,7 +93,12 @@ class EaServer(LanguageServer):
                 return None
             return analyze(text, doc.uri, options)
 
-        analysis = await asyncio.get_running_loop().run_in_executor(self.analysis_pool, work)
+        future = asyncio.get_running_loop().run_in_executor(self.analysis_pool, work)
+        doc.inflight[version] = future
+        try:
+            analysis = await future
+        finally:
+            doc.inflight.pop(version, None)
         if analysis is not None and version >= doc.analysed_version:
             doc.analysis, doc.analysed_version = analysis, version
         return analysis

@@ -1,0 +1,68 @@
+"""textDocument/codeAction: the compiler's machine-applicable suggestions as quick fixes.
+
+Every suggestion of every diagnostic of the current analysis whose range meets
+the request range becomes one quick fix whose WorkspaceEdit replaces the
+suggestion's byte span (converted to an LSP range through the document's
+SourceFile) with its replacement. A diagnostic with exactly one fix makes it
+the preferred fix. The diagnostics come from the server's own analysis of the
+current version, so the byte spans always match the text being edited; the
+action carries the same LSP diagnostic the push/pull channels publish.
+"""
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from compiler import Diagnostic, SourceFile
+
+from ..convert import to_diagnostic, to_range
+from ..support import guarded
+
+QUICKFIX = lsp.CodeActionKind.QuickFix
+
+
+def _before(a: lsp.Position, b: lsp.Position) -> bool:
+    return (a.line, a.character) <= (b.line, b.character)
+
+
+def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
+    """Ranges meet (touching ends count: a cursor right after an error still sees it)."""
+    return _before(a.start, b.end) and _before(b.start, a.end)
+
+
+def wants_quickfix(only: list[str] | None) -> bool:
+    """Does the client's `only` filter admit quick fixes? (a kind admits its sub-kinds)"""
+    if not only:
+        return True
+    return any(kind in ("", QUICKFIX) or QUICKFIX.startswith(kind + ".") for kind in only)
+
+
+def quick_fixes(diagnostics: list[Diagnostic], source: SourceFile, uri: str,
+                request: lsp.Range) -> list[lsp.CodeAction]:
+    actions = []
+    for d in diagnostics:
+        if not d.suggestions:
+            continue
+        diagnostic = to_diagnostic(d, source, uri)
+        if not overlaps(diagnostic.range, request):
+            continue
+        preferred = len(d.suggestions) == 1
+        for s in d.suggestions:
+            edit = lsp.TextEdit(range=to_range(source, s.span), new_text=s.replacement)
+            actions.append(lsp.CodeAction(
+                title=s.title, kind=QUICKFIX, diagnostics=[diagnostic], is_preferred=preferred,
+                edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+    return actions
+
+
+def register(server) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[QUICKFIX], resolve_provider=False))
+    @guarded("textDocument/codeAction")
+    async def code_action(ls, params: lsp.CodeActionParams):
+        if not wants_quickfix(params.context.only):
+            return []
+        uri = params.text_document.uri
+        analysis = await ls.current_analysis(uri)
+        if analysis is None:
+            return []
+        return quick_fixes(analysis.diagnostics, analysis.source, uri, params.range)
