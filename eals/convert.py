@@ -1,4 +1,9 @@
-"""Compiler positions and diagnostics to LSP types (UTF-16 columns)."""
+"""Compiler positions and diagnostics to LSP types.
+
+Columns are counted in the position encoding negotiated at initialisation
+(UTF-16 unless the client prefers UTF-8 or UTF-32): `set_encoding` is
+called once by the initialize handler; everything else goes through
+`column`, `char_col` and `unit_width`."""
 from __future__ import annotations
 
 from lsprotocol import types as lsp
@@ -9,8 +14,45 @@ _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSev
              "hint": lsp.DiagnosticSeverity.Hint}
 
 
+_encoding = "utf-16"
+
+
+def set_encoding(encoding) -> None:
+    global _encoding
+    _encoding = str(getattr(encoding, "value", encoding) or "utf-16").lower()
+
+
+def unit_width(ch: str) -> int:
+    """Columns one character takes in the negotiated encoding."""
+    if _encoding == "utf-8":
+        return len(ch.encode("utf-8", "surrogatepass"))
+    if _encoding == "utf-32":
+        return 1
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def column(source: SourceFile, line: int, col: int) -> int:
+    """0-based LSP column of a 1-based character column."""
+    if _encoding == "utf-16":
+        return source.utf16_col(line, col)
+    return sum(unit_width(c) for c in source.line_text(line)[: max(col - 1, 0)])
+
+
+def char_col(source: SourceFile, line: int, character: int) -> int:
+    """1-based character column of a 0-based LSP column."""
+    if _encoding == "utf-16":
+        return source.col_from_utf16(line, character)
+    units = 0
+    text = source.line_text(line)
+    for i, c in enumerate(text):
+        if units >= character:
+            return i + 1
+        units += unit_width(c)
+    return len(text) + 1
+
+
 def position(source: SourceFile, line: int, col: int) -> lsp.Position:
-    return lsp.Position(line=max(line - 1, 0), character=source.utf16_col(line, col))
+    return lsp.Position(line=max(line - 1, 0), character=column(source, line, col))
 
 
 def to_range(source: SourceFile, span: Span | None) -> lsp.Range:
@@ -24,7 +66,7 @@ def to_range(source: SourceFile, span: Span | None) -> lsp.Range:
 def offset(source: SourceFile, pos: lsp.Position) -> int:
     """Byte offset of an LSP position."""
     line = pos.line + 1
-    return source.offset_at(line, source.col_from_utf16(line, pos.character))
+    return source.offset_at(line, char_col(source, line, pos.character))
 
 
 def to_diagnostic(d: Diagnostic, source: SourceFile, uri: str) -> lsp.Diagnostic:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from ..convert import column
+
 from compiler.syntax import ast as A
 
 from ..lookup import function_report, inspect_report
@@ -68,7 +70,7 @@ async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
     for line, _, label in sorted(found):
         if not rng.start.line <= line - 1 <= rng.end.line:
             continue
-        end = source.utf16_col(line, len(source.line_text(line)) + 1)
+        end = column(source, line, len(source.line_text(line)) + 1)
         hints.append(lsp.InlayHint(position=lsp.Position(line=line - 1, character=end), label=label,
                                    padding_left=True))
     return hints

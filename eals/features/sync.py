@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from ..convert import set_encoding
+
 
 def register(server) -> None:
     def apply(ls, settings) -> None:
@@ -13,6 +15,8 @@ def register(server) -> None:
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls, params: lsp.InitializeParams):
+        # pygls has chosen the position encoding (the client's preference): count columns in it.
+        set_encoding(ls.workspace.position_encoding)
         if params.initialization_options:
             apply(ls, params.initialization_options)
 

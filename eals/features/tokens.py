@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from ..convert import unit_width
+
 from compiler.intrinsics import lookup as intrinsic
 from compiler.syntax.tokens import (EOF, IDENT, KEYWORDS, NUMBER_KINDS, SCALAR_TYPE_KINDS, STRING,
                                     VECTOR_TYPE_KINDS)
@@ -38,8 +40,9 @@ _PUNCTUATION = frozenset({"LeftParen", "RightParen", "LeftBrace", "RightBrace", 
                           "Comma", "Colon", "Dot", "Arrow"})
 
 
-class _Utf16:
-    """1-based character column -> 0-based UTF-16 column, one table per non-ASCII line."""
+class _Columns:
+    """1-based character column -> 0-based column in the negotiated
+    encoding, one table per non-ASCII line."""
 
     def __init__(self, source):
         self.source = source
@@ -52,7 +55,7 @@ class _Utf16:
         if table is None:
             table = [0]
             for ch in self.source.line_text(line):
-                table.append(table[-1] + (2 if ord(ch) > 0xFFFF else 1))
+                table.append(table[-1] + unit_width(ch))
             self.tables[line] = table
         return table[min(max(col - 1, 0), len(table) - 1)]
 
@@ -142,7 +145,7 @@ def classify(analysis) -> list[tuple[int, int, int, int, int]]:
 
 def encode(analysis, pieces: list[tuple[int, int, int, int, int]]) -> list[int]:
     """The LSP's relative encoding: deltaLine, deltaStart, length (UTF-16), type, modifiers."""
-    utf16 = _Utf16(analysis.source)
+    utf16 = _Columns(analysis.source)
     data: list[int] = []
     prev_line = prev_start = 0
     for line, col, end_col, type_index, mods in pieces:
