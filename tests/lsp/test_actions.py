@@ -2,16 +2,16 @@
 with an exact edit, and the file with the edit applied checks clean."""
 from __future__ import annotations
 
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler import Diagnostic, SourceFile, Suggestion, analyze
 from eals.features.actions import quick_fixes, wants_quickfix
 from eals.support import apply_text_edits, apply_workspace_edit
+from lsp_support import SERVER, open_doc
 
 # name: (text, cursor (line, character), diagnostic code, title, edit ((l, c), (l, c), new text), fixed text)
 CASES = {
@@ -58,17 +58,12 @@ CASES = {
 }
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     """One server for the module (each test uses its own document URIs)."""
     await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
     yield
     await lsp_client.shutdown_session()
-
-
-def open_document(client, uri: str, text: str) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="ea", version=1, text=text)))
 
 
 def pos(line: int, character: int) -> lsp.Position:
@@ -88,7 +83,7 @@ async def test_quick_fix_applies_cleanly(client, name):
     text, cursor, code, title, (start, end, new_text), fixed = CASES[name]
     uri = f"file:///tmp/actions-{name.replace(' ', '-')}.ea"
     assert analyze(text, "actions.ea").errors, "the case must start broken"
-    open_document(client, uri, text)
+    open_doc(client, uri, text)
     (action,) = await code_actions(client, uri, cursor)
     assert action.title == title
     assert action.kind == lsp.CodeActionKind.QuickFix
@@ -107,7 +102,7 @@ async def test_only_fixes_of_diagnostics_in_range(client):
     uri = "file:///tmp/two.ea"
     text = ("export func f(a: f32x4, b: f32x4) -> f32x4 {\n    let c: f32x4 = a + b\n"
             "    return c;\n}\n")
-    open_document(client, uri, text)
+    open_doc(client, uri, text)
     assert list(await code_actions(client, uri, (0, 0))) == []  # no error on line 0
     assert [a.title for a in await code_actions(client, uri, (1, 20))] == ["use '.+'"]
     assert [a.title for a in await code_actions(client, uri, (2, 12))] == ["remove the ';'"]

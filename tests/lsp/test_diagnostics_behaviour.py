@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler import Options, analyze
+from lsp_support import SERVER, open_doc
 
 PUBLISH = lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ ARM_MESSAGE = "f32x8 requires AVX2; use f32x4 on ARM"
 X86_HOST = platform.machine().lower() in ("x86_64", "amd64")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(config=SERVER)
 async def arm_client(lsp_client: LanguageClient):
     """A server started with an ARM target in its initialization options."""
     await lsp_client.initialize_session(lsp.InitializeParams(
@@ -98,11 +99,6 @@ def expected(text: str, uri: str, options: Options | None = None) -> list:
 def got(params: lsp.PublishDiagnosticsParams) -> list:
     return [((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character), d.message)
             for d in params.diagnostics]
-
-
-def open_doc(client, uri: str, text: str, version: int = 1) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="ea", version=version, text=text)))
 
 
 def change_full(client, uri: str, version: int, text: str) -> None:

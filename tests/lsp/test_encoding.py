@@ -2,18 +2,18 @@
 UTF-8 gets byte columns, the default is UTF-16."""
 from __future__ import annotations
 
-import sys
 
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
+from lsp_support import SERVER
 
 URI = "file:///tmp/encoding.ea"
 # the error `a + a` comes after a string with a 2-byte character
 LINE = 'export func g(a: f32x4) -> f32x4 { println("é") return a + a }\n'
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(config=SERVER)
 async def utf8_client(lsp_client: LanguageClient):
     caps = lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(
         position_encodings=[lsp.PositionEncodingKind.Utf8, lsp.PositionEncodingKind.Utf16]))

@@ -4,16 +4,16 @@ signatures, variables their types, constants their values."""
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler.inspect import inspect
 from compiler.intrinsics import TABLE
 from eals.config import Config
+from lsp_support import SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -44,25 +44,12 @@ export func first(p: *Pair, n: i32) -> f32 {
 """
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(), initialization_options=SETTINGS))
     yield
     await lsp_client.shutdown_session()
-
-
-def at(text: str, needle: str, nth: int = 0, delta: int = 0) -> lsp.Position:
-    i = -1
-    for _ in range(nth + 1):
-        i = text.index(needle, i + 1)
-    i += delta
-    return lsp.Position(line=text.count("\n", 0, i), character=i - text.rfind("\n", 0, i) - 1)
-
-
-def open_doc(client, uri: str, text: str) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="ea", version=1, text=text)))
 
 
 async def hover(client, uri: str, pos: lsp.Position) -> lsp.Hover | None:

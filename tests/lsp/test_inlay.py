@@ -3,15 +3,15 @@ end of each function header line, equal to compiler.inspect's counts) and
 lines (also each line's LineReport.summary); none for a file with errors."""
 from __future__ import annotations
 
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler.inspect import inspect
 from eals.config import Config
+from lsp_support import SERVER, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -45,17 +45,12 @@ LINES = SRC.splitlines()
 EVERYTHING = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=len(LINES), character=0))
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(), initialization_options=SETTINGS))
     yield
     await lsp_client.shutdown_session()
-
-
-def open_doc(client, uri: str, text: str) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="ea", version=1, text=text)))
 
 
 def set_level(client, level: str) -> None:

@@ -1,16 +1,16 @@
 """Go to definition, find references and rename over stdio, with exact ranges."""
 from __future__ import annotations
 
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler import analyze
 from eals.support import apply_workspace_edit
+from lsp_support import SERVER
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -41,7 +41,7 @@ URI = "file:///tmp/navigation.ea"
 REQUEST_FAILED = -32803
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     """One server for the module, with the navigation document open."""
     await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))

@@ -1,12 +1,12 @@
 """Pull diagnostics over stdio: a full report equal to what is pushed, and it follows edits."""
 from __future__ import annotations
 
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
+from lsp_support import SERVER
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -14,7 +14,7 @@ BAD = "export func f(a: f32x4, b: f32x4) -> f32x4 {\n    let c: f32x4 = a + b\n 
 GOOD = "export func f(a: f32x4, b: f32x4) -> f32x4 {\n    let c: f32x4 = a .+ b\n    return c\n}\n"
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     result = await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
     lsp_client.diagnostic_provider = result.capabilities.diagnostic_provider

@@ -4,32 +4,27 @@ a crashing handler that is logged and answered with an LSP InternalError."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcRequestCancelled
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from eals.server import create_server
+from lsp_support import SERVER, open_doc
 
 TEXT = "func helper(a: i32) -> i32 {\n    return a\n}\nexport func f(x: i32) -> i32 {\n    return helper(x)\n}\n"
 NOWHERE = "file:///tmp/never-opened.ea"
 FAR = lsp.Position(line=100_000, character=100_000)
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
     yield
     await lsp_client.shutdown_session()
-
-
-def open_document(client, uri: str, text: str) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="ea", version=1, text=text)))
 
 
 def requests(uri: str, position: lsp.Position):
@@ -74,7 +69,7 @@ async def test_document_never_opened(client):
 @pytest.mark.asyncio(loop_scope="module")
 async def test_positions_far_out_of_range(client):
     uri = "file:///tmp/far.ea"
-    open_document(client, uri, TEXT)
+    open_doc(client, uri, TEXT)
     definition, refs, actions, outline, folds, tokens, report = [
         await client.protocol.send_request_async(method, params) for method, params in requests(uri, FAR)]
     assert definition is None and refs is None and list(actions) == []
@@ -90,7 +85,7 @@ async def test_positions_far_out_of_range(client):
 @pytest.mark.asyncio(loop_scope="module")
 async def test_failed_requests_do_not_end_the_session(client):
     uri = "file:///tmp/failing.ea"
-    open_document(client, uri, TEXT)
+    open_doc(client, uri, TEXT)
     with pytest.raises(JsonRpcException) as err:
         await client.text_document_rename_async(lsp.RenameParams(
             text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(line=0, character=6),
@@ -110,7 +105,7 @@ async def test_cancelled_request_is_answered_and_server_stays_responsive(client)
     body = (Path(__file__).resolve().parents[2] / "examples" / "dot.ea").read_text()
     big = "".join(body.replace("func dot(", f"func dot{i}(") for i in range(1000))
     uri = "file:///tmp/big.ea"
-    open_document(client, uri, big)
+    open_doc(client, uri, big)
     # send_request (not the async variant) writes the request before the cancellation.
     pending = asyncio.wrap_future(client.protocol.send_request(
         lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
@@ -120,7 +115,7 @@ async def test_cancelled_request_is_answered_and_server_stays_responsive(client)
         await asyncio.wait_for(pending, 30)
     assert err.value.code == -32800
     small = "file:///tmp/after-cancel.ea"
-    open_document(client, small, TEXT)
+    open_doc(client, small, TEXT)
     assert await asyncio.wait_for(definition_of_helper(client, small), 30) == lsp.Location(uri=small, range=HELPER)
     # The big document itself still answers.
     symbols = await client.text_document_document_symbol_async(

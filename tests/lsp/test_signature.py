@@ -2,14 +2,14 @@
 user functions, and the active parameter counted from top-level commas."""
 from __future__ import annotations
 
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler.intrinsics import TABLE
+from lsp_support import SERVER, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,7 +29,7 @@ export func k(x: *restrict f32, y: *restrict mut f32, i: i32) {
 """
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(), initialization_options=SETTINGS))
@@ -38,18 +38,12 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-
 def after(needle: str, nth: int = 0) -> lsp.Position:
     i = -1
     for _ in range(nth + 1):
         i = SRC.index(needle, i + 1)
     i += len(needle)
     return lsp.Position(line=SRC.count("\n", 0, i), character=i - SRC.rfind("\n", 0, i) - 1)
-
-
-def open_doc(client, uri: str, text: str) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=uri, language_id="ea", version=1, text=text)))
 
 
 async def help_at(client, pos: lsp.Position) -> lsp.SignatureHelp | None:

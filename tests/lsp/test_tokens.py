@@ -2,16 +2,16 @@
 positions of every token of a small file."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from compiler import analyze
 from eals.features.tokens import LEGEND, semantic_tokens
+from lsp_support import SERVER
 
 SOURCE = (
     "// \u00e9\U0001F600 note\n"
@@ -55,7 +55,7 @@ EXPECTED = [
 ]
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "eals.cli"]))
+@pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
     """One server for the module; keeps the legend the server advertised."""
     result = await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
