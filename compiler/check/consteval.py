@@ -34,13 +34,8 @@ def evaluate(expr: A.Expr, consts: dict[str, object]):
 
 
 def _binary(expr: A.Binary, consts):
-    # Left-deep chains (a + b + c + ...) are walked iteratively.
-    spine = []
-    node = expr
-    while isinstance(node, A.Binary):
-        spine.append(node)
-        node = node.left
-    value = evaluate(node, consts)
+    spine = A.left_spine(expr)
+    value = evaluate(spine[-1].left, consts)
     for b in reversed(spine):
         value = _apply(b, value, evaluate(b.right, consts))
     return value

@@ -13,14 +13,11 @@ DOT_ARITH = frozenset(".+ .- .* ./".split())
 DOT_BITWISE = frozenset(".& .| .^ .<< .>>".split())
 DOT_COMPARE = frozenset(".== .!= .< .> .<= .>=".split())
 DOTTED = DOT_ARITH | DOT_BITWISE | DOT_COMPARE
+
+
 class OperatorChecker:
     def check_binary(self, e: A.Binary, expected) -> T.Type:
-        # Walk left-deep chains iteratively: `a + b + c + ...` may be very long.
-        spine = [e]
-        node = e.left
-        while isinstance(node, A.Binary):
-            spine.append(node)
-            node = node.left
+        spine = A.left_spine(e)
         bottom = spine[-1]
         # §5.6: the left operand is typed first; a vector left operand gives
         # the right one its expected type.

@@ -143,12 +143,7 @@ class ExprEmitter:
         return self.builder.neg(v)
 
     def _binary(self, e: A.Binary, want):
-        # Left-deep chains are walked iteratively (`a + b + c + ...` may be long).
-        spine = [e]
-        node = e.left
-        while isinstance(node, A.Binary):
-            spine.append(node)
-            node = node.left
+        spine = A.left_spine(e)
         bottom = spine[-1]
         if bottom.op in ("&&", "||"):
             acc = self._logical(bottom)

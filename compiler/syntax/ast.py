@@ -323,6 +323,17 @@ class Program:
     span: Span
 
 
+def left_spine(e: Binary) -> list[Binary]:
+    """`e` and its left-nested binary operands, outermost first. Passes walk
+    `a + b + c + ...` with this instead of recursing: chains can be long."""
+    spine = [e]
+    node = e.left
+    while isinstance(node, Binary):
+        spine.append(node)
+        node = node.left
+    return spine
+
+
 def type_text(t: TypeRef) -> str:
     """Eä spelling of a written type (`*restrict mut f32`)."""
     if isinstance(t, NamedType):
