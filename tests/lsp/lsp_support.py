@@ -22,3 +22,6 @@ def at(text: str, needle: str, delta: int = 0, nth: int = 0) -> lsp.Position:
         i = text.index(needle, i + 1)
     i += delta
     return lsp.Position(line=text.count("\n", 0, i), character=i - text.rfind("\n", 0, i) - 1)
+
+# A fixed x86 CPU, so instruction counts do not depend on the host.
+HASWELL = {"ea": {"target_cpu": "haswell", "target_triple": "x86_64-unknown-linux-gnu"}}

@@ -13,11 +13,11 @@ from pytest_lsp import LanguageClient
 from compiler.inspect import inspect
 from compiler.intrinsics import TABLE
 from eals.config import Config
-from lsp_support import SERVER, at, open_doc
+from lsp_support import HASWELL, SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SETTINGS = {"ea": {"target_cpu": "haswell", "target_triple": "x86_64-unknown-linux-gnu"}}
+SETTINGS = HASWELL
 SRC = """\
 const SCALE: f32 = 0.5
 

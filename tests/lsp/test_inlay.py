@@ -11,11 +11,11 @@ from pytest_lsp import LanguageClient
 
 from compiler.inspect import inspect
 from eals.config import Config
-from lsp_support import SERVER, open_doc
+from lsp_support import HASWELL, SERVER, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SETTINGS = {"ea": {"target_cpu": "haswell", "target_triple": "x86_64-unknown-linux-gnu", "inlay_hints": "functions"}}
+SETTINGS = {"ea": {**HASWELL["ea"], "inlay_hints": "functions"}}
 SRC = """\
 func twice(v: f32x8) -> f32x8 {
     return v .+ v

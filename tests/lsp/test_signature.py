@@ -9,12 +9,12 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from compiler.intrinsics import TABLE
-from lsp_support import SERVER, open_doc
+from lsp_support import HASWELL, SERVER, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 URI = "file:///tmp/signature.ea"
-SETTINGS = {"ea": {"target_cpu": "haswell", "target_triple": "x86_64-unknown-linux-gnu"}}
+SETTINGS = HASWELL
 SRC = """\
 func twice(v: f32x8, w: i32) -> f32x8 {
     return v .+ v
