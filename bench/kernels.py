@@ -1,7 +1,7 @@
 """Generated-code benchmark: every example kernel built with `ea --lib` against the natural
 scalar C loop (bench/c/<name>.c, `gcc -O3 -march=native`), both called through ctypes on
 the same NumPy inputs, at a cache-resident size and a DRAM-sized one; plus memory
-bandwidth (STREAM-like triad written in Eä, bench/triad.ea), the FMA kernel as a share of
+bandwidth (STREAM-like triad written in Eä, compiler/bench/triad.ea), the FMA kernel as a share of
 it, NumPy `a * b + c`, and the in-process compile time of every example.
 
     .venv/bin/python bench/kernels.py [--reps N] [--quick] [--json]
@@ -126,7 +126,7 @@ def build() -> dict[str, ct.CDLL]:
     """ea_<stem>.so, c_<stem>.so, triad.so, noop.so in build/bench/."""
     OUT.mkdir(parents=True, exist_ok=True)
     libs = {}
-    sources = sorted((ROOT / "examples").glob("*.ea")) + [ROOT / "bench" / "triad.ea"]
+    sources = sorted((ROOT / "examples").glob("*.ea")) + [ROOT / "compiler" / "bench" / "triad.ea"]
     for src in sources:
         shutil.copy(src, OUT / src.name)  # --lib writes FILE.ea.json next to the source
         run(EA, src.name, "--lib", "-o", f"ea_{src.stem}.so", cwd=OUT)

@@ -20,6 +20,7 @@ from .flags import UsageError, parse_target_flag, validate
 USAGE = """usage: ea <file.ea> [options]           compile
        ea check <file.ea>... [--format json] report all diagnostics of many files
        ea inspect <file.ea> [options] [--json] what the machine code does, per function/loop/line
+       ea bench <suite.bench.toml|file.ea|dir> [options]  benchmark against NumPy and memory bandwidth
        ea --print-target                      print the host CPU name
        ea --version | --help
 
@@ -34,7 +35,6 @@ options:
 """
 
 _BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--annotate", "--header", "--emit-ast", "--emit-tokens"}
-_LATER_MODES = {"bench": "ea bench"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,8 +78,9 @@ def _dispatch(args: list[str]) -> int:
     if first == "inspect":
         from .inspect_cmd import run_inspect
         return run_inspect(args[1:])
-    if first in _LATER_MODES:
-        raise UsageError(f"'{_LATER_MODES[first]}' is not available in this build of ea yet")
+    if first == "bench":
+        from .bench_cmd import run_bench
+        return run_bench(args[1:])
     return _compile(first, args[1:])
 
 

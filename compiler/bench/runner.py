@@ -1,0 +1,218 @@
+"""Running a NumPy suite: load the kernel through the loader, measure the
+bandwidth, then for every benchmark and size: verify against the reference,
+and only if it matches, time kernel and reference in turns."""
+from __future__ import annotations
+
+import ctypes
+import platform
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..options import Options
+from .check import mismatch
+from .history import previous_medians, read_history
+from .inputs import bench_namespace, copy_args, make_args
+from .suite import BenchError, BenchSpec, Suite, size_label
+from .timing import Budget, Cancelled, measure
+
+
+@dataclass
+class Result:
+    bench: str
+    function: str
+    size: int
+    status: str  # "ok", "wrong" (did not match the reference: not timed) or "error"
+    median_ns: float | None = None
+    p10_ns: float | None = None
+    p90_ns: float | None = None
+    ref_median_ns: float | None = None
+    gbps: float | None = None
+    ref_gbps: float | None = None
+    speedup: float | None = None  # reference time / kernel time
+    bandwidth_fraction: float | None = None  # of the triad bandwidth measured in the run
+    bottleneck: str | None = None  # inspect's class of the function's main loop
+    message: str = ""
+    change: float | None = None  # vs the previous comparable run: +0.05 = 5 % slower
+    n_inner: int = 0
+    n_runs: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.bench}[{size_label(self.size)}]"
+
+    def measurement(self) -> dict:
+        data = {"kernel": self.key}
+        data.update({k: (round(v) if k.endswith("_ns") and v is not None else v) for k, v in asdict(self).items()})
+        return data
+
+
+@dataclass
+class Progress:
+    done: int
+    total: int
+    message: str
+    result: Result | None = None
+
+
+@dataclass
+class RunReport:
+    suite: Suite
+    options: Options
+    results: list[Result] = field(default_factory=list)
+    bandwidth_gbs: float | None = None
+    pinned: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(r.status != "ok" for r in self.results)
+
+    def document(self) -> dict:
+        from .envinfo import environment, result_document
+        doc = result_document(self.suite.name, environment(self.options, self.pinned),
+                              [r.measurement() for r in self.results], self.suite.path.parent)
+        doc["kind"] = "numpy"
+        doc["bandwidth"] = None if self.bandwidth_gbs is None else {
+            "kernel": "triad", "gbps": self.bandwidth_gbs}
+        return doc
+
+
+def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = None, sizes: list[int] | None = None,
+              quick: bool = False, bandwidth: bool = True, reps: int | None = None,
+              progress: Callable[[Progress], None] | None = None,
+              cancel: threading.Event | None = None, bandwidth_gbs: float | None = None) -> RunReport:
+    """Run the suite; `bandwidth_gbs` reuses a measurement taken earlier in the same run.
+    Raises BenchError for problems with the suite as a whole, Cancelled when cancelled."""
+    _runnable(options)
+    chosen = _choose(suite, benches)
+    plan = [(b, n) for b in chosen for n in (sizes or b.sizes)]
+    measure_bw = bandwidth and bandwidth_gbs is None
+    total = 1 + int(measure_bw) + len(plan)
+    done = 0
+
+    def tell(message: str, result: Result | None = None, step: bool = True) -> None:
+        nonlocal done
+        done += int(step)
+        if progress is not None:
+            progress(Progress(done, total, message, result))
+
+    tell(f"compiling {suite.kernel.name}", step=False)
+    kernel = _load(suite, options)
+    tell(f"compiled {suite.kernel.name}")
+    report = RunReport(suite, options)
+    if measure_bw:
+        from .bandwidth import measure_bandwidth
+        tell("measuring memory bandwidth (triad)", step=False)
+        bandwidth_gbs = measure_bandwidth(options, quick, cancel)
+        tell(f"memory bandwidth: {bandwidth_gbs:.1f} GB/s")
+    report.bandwidth_gbs = bandwidth_gbs if bandwidth else None
+    bottlenecks = _bottlenecks(suite, options, report.bandwidth_gbs)
+    budget = Budget.quick() if quick else Budget()
+    budget.fixed_samples = reps
+    for spec, n in plan:
+        tell(f"{spec.name} at {size_label(n)}", step=False)
+        result = _run_one(kernel, spec, n, budget, cancel)
+        result.bottleneck = bottlenecks.get(spec.function)
+        if result.median_ns and report.bandwidth_gbs:
+            result.bandwidth_fraction = result.gbps / report.bandwidth_gbs
+        report.results.append(result)
+        tell(f"{spec.name} at {size_label(n)}: {result.status}", result)
+    _changes(report)
+    return report
+
+
+def _runnable(options: Options) -> None:
+    host = "aarch64" if platform.machine().lower() in ("aarch64", "arm64") else "x86_64"
+    if options.target_triple and not options.target_triple.startswith(host):
+        raise BenchError(f"benchmarks run on this machine ({host}); "
+                         f"code for --target-triple={options.target_triple} cannot run here")
+
+
+def _choose(suite: Suite, names: list[str] | None) -> list[BenchSpec]:
+    if not names:
+        return suite.benches
+    known = {b.name: b for b in suite.benches}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise BenchError(f"{suite.path}: no benchmark named {', '.join(unknown)} "
+                         f"(the suite has {', '.join(known)})")
+    return [known[n] for n in names]
+
+
+def _load(suite: Suite, options: Options):
+    from ..loader import CompileError, load
+    try:
+        return load(suite.kernel, target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
+    except CompileError as err:
+        raise BenchError(f"{err}\n{err.stderr}".rstrip()) from None
+
+
+def _bottlenecks(suite: Suite, options: Options, bandwidth_gbs: float | None) -> dict[str, str]:
+    from ..inspect import InspectError, inspect
+    try:
+        report = inspect(suite.kernel.read_bytes(), str(suite.kernel), options, bandwidth_gbs)
+    except (InspectError, OSError):
+        return {}
+    out = {}
+    for fn in report.functions:
+        loops = [lp for lp in fn.loops if lp.role == "main"] or fn.loops
+        if loops:
+            out[fn.name] = loops[0].bottleneck
+    return out
+
+
+def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
+    result = Result(spec.name, spec.function, n, "error")
+    fn = getattr(kernel, spec.function, None)
+    if fn is None or spec.function.startswith("_"):
+        result.message = f"the kernel has no exported function '{spec.function}'"
+        return result
+    structs = {name: np.dtype(value) for name, value in vars(kernel).items()
+               if isinstance(value, type) and issubclass(value, ctypes.Structure)}
+    try:
+        args = make_args(spec, n, structs)
+        env = bench_namespace(spec, n)
+    except BenchError as err:
+        result.message = str(err)
+        return result
+    before = copy_args(args)
+    env.update(before)
+    try:
+        ref_code = compile(spec.reference, f"[[bench]] {spec.name}: reference", "eval")
+        expected = eval(ref_code, env)  # noqa: S307 - suites are trusted code
+    except Exception as err:  # noqa: BLE001 - the user's expression
+        result.message = f"the reference {spec.reference!r} failed: {type(err).__name__}: {err}"
+        return result
+    try:
+        returned = fn(**args)
+    except Exception as err:  # noqa: BLE001 - the binding's argument checks, named per parameter
+        result.message = f"{spec.function}(...) raised {type(err).__name__}: {err}"
+        return result
+    got = returned if spec.check == "return" else args[spec.check]
+    why = mismatch(got, expected, spec.rtol, spec.atol)
+    if why:
+        result.status, result.message = "wrong", why
+        return result
+    stats = measure({"kernel": lambda: fn(**args), "reference": lambda: eval(ref_code, env)}, budget, cancel)
+    k, r = stats["kernel"], stats["reference"]
+    nbytes = spec.bytes_per_element * n
+    result.status = "ok"
+    result.median_ns, result.p10_ns, result.p90_ns = k.median_ns, k.p10_ns, k.p90_ns
+    result.n_inner, result.n_runs = k.n_inner, k.n_runs
+    result.ref_median_ns = r.median_ns
+    result.gbps, result.ref_gbps = nbytes / k.median_ns, nbytes / r.median_ns
+    result.speedup = r.median_ns / k.median_ns
+    return result
+
+
+def _changes(report: RunReport) -> None:
+    from .envinfo import environment
+    before = previous_medians(read_history(report.suite), environment(report.options, report.pinned))
+    for r in report.results:
+        if r.status == "ok" and r.key in before and before[r.key] > 0:
+            r.change = r.median_ns / before[r.key] - 1.0
+
+
+__all__ = ["Cancelled", "Progress", "Result", "RunReport", "run_suite"]

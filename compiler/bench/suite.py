@@ -1,0 +1,269 @@
+"""NumPy benchmark suites: the `<stem>.bench.toml` file beside a kernel.
+
+    kernel = "fma.ea"                  # optional: defaults to <stem>.ea beside the file
+    baseline = "baselines/fma.json"    # optional: for --update-baseline / regression checks
+
+    [[bench]]
+    function = "fma_kernel"            # the exported function, called through the loader
+    name = "fma"                       # optional: defaults to the function name
+    sizes = ["64K", "1M", "16M"]       # n to sweep; K = 1024, M = 1024²
+    bytes_per_element = 16             # bytes moved per element of n (GB/s = this * n / time)
+    reference = "a * b + c"            # NumPy expression: checked against, and timed as the baseline
+    check = "out"                      # what to compare: an argument's value after the call, or "return"
+    rtol = 1e-6                        # optional tolerances (numpy.allclose); defaults 1e-5 / 1e-6
+    seed = 1                           # optional
+    [bench.args]                       # one entry per parameter, in any order
+    a = { dtype = "float32", dist = "uniform", low = -1, high = 1 }
+    out = { dtype = "float32", dist = "zeros" }
+    alpha = 0.5                        # a scalar argument
+    w = "isqrt(n)"                     # a string is an expression in n
+
+Array entries: `dtype` (a NumPy dtype name, or a struct of the kernel such as
+"Particle"), `dist` (uniform | normal | integers | zeros | ones | full),
+`low`/`high` (uniform, integers), `mean`/`std` (normal), `value` (full),
+`length` (an expression in n; default "n"), `shape` (a list of expressions),
+`seed`. A suite (or a `[[bench]]`) may have a `prelude`: Python statements
+run once, whose names (helper functions for a reference, say) expressions
+can use. Expressions see `n`, `np`, `isqrt` and the arguments defined before
+them; the reference sees the arguments as they were before the call. A suite
+file is code, like a Makefile: only run suites you trust.
+"""
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+class BenchError(Exception):
+    """A user-facing problem with a suite or a run; str(err) is the message."""
+
+
+DISTS = ("uniform", "normal", "integers", "zeros", "ones", "full")
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+_ARRAY_KEYS = {"dtype", "dist", "low", "high", "mean", "std", "value", "length", "shape", "seed"}
+_BENCH_KEYS = {"function", "name", "sizes", "bytes_per_element", "reference", "check", "rtol", "atol",
+               "seed", "args", "prelude"}
+_SUITE_KEYS = {"kernel", "baseline", "history", "bench", "prelude"}
+
+
+@dataclass
+class ArraySpec:
+    dtype: np.dtype | str  # a str names a struct of the kernel, resolved when the kernel is loaded
+    dist: str = "uniform"
+    low: float | None = None
+    high: float | None = None
+    mean: float = 0.0
+    std: float = 1.0
+    value: float = 0.0
+    length: str = "n"
+    shape: list[str] | None = None
+    seed: int | None = None
+
+
+@dataclass
+class BenchSpec:
+    name: str
+    function: str
+    sizes: list[int]
+    bytes_per_element: float
+    reference: str
+    check: str = "return"
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    seed: int = 1
+    prelude: str = ""  # the suite's prelude, then the bench's own
+    args: dict[str, ArraySpec | float | int | str] = field(default_factory=dict)
+
+
+@dataclass
+class Suite:
+    path: Path
+    kernel: Path
+    benches: list[BenchSpec]
+    baseline: Path | None = None
+    history: Path | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.name.removesuffix(".toml").removesuffix(".bench")
+
+
+def parse_size(value) -> int:
+    """4096, "4K", "16M" -> elements (binary units)."""
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, int):
+        if value <= 0:
+            raise ValueError(value)
+        return value
+    m = _SIZE.match(str(value))
+    if not m or int(m.group(1)) <= 0:
+        raise ValueError(value)
+    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+
+
+def size_label(n: int) -> str:
+    for unit in ("G", "M", "K"):
+        if n >= _UNITS[unit] and n % _UNITS[unit] == 0:
+            return f"{n // _UNITS[unit]}{unit}"
+    return str(n)
+
+
+def find_suite(path) -> Path | None:
+    """The suite for `path`: the file itself if it is a .toml, else `<stem>.bench.toml` beside it."""
+    path = Path(path)
+    if path.suffix == ".toml":
+        return path if path.exists() else None
+    candidate = path.with_name(f"{path.stem}.bench.toml")
+    return candidate if candidate.exists() else None
+
+
+def load_suite(path) -> Suite:
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as err:
+        raise BenchError(f"cannot read '{path}': {err.strerror or err}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise BenchError(f"{path}: invalid TOML: {err}") from None
+    where = str(path)
+    _no_unknown(data, _SUITE_KEYS, where)
+    base = path.parent
+    kernel = base / _string(data.get("kernel", path.name.removesuffix(".toml").removesuffix(".bench") + ".ea"),
+                            f"{where}: kernel")
+    if not kernel.exists():
+        raise BenchError(f"{where}: kernel file '{kernel}' does not exist")
+    benches_raw = data.get("bench")
+    if not isinstance(benches_raw, list) or not benches_raw or not all(isinstance(b, dict) for b in benches_raw):
+        raise BenchError(f"{where}: needs at least one [[bench]] table")
+    prelude = _code(data.get("prelude", ""), f"{where}: prelude")
+    benches = [_bench(b, f"{where}: [[bench]] #{i + 1}", prelude) for i, b in enumerate(benches_raw)]
+    names = [b.name for b in benches]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise BenchError(f"{where}: benchmark names must be unique (repeated: {', '.join(dupes)}); set `name`")
+    baseline = base / _string(data["baseline"], f"{where}: baseline") if "baseline" in data else None
+    history = base / _string(data["history"], f"{where}: history") if "history" in data \
+        else base / ".ea-bench" / f"{path.name.removesuffix('.toml')}.history.jsonl"
+    return Suite(path, kernel, benches, baseline, history)
+
+
+def _bench(raw: dict, where: str, prelude: str) -> BenchSpec:
+    _no_unknown(raw, _BENCH_KEYS, where)
+    for key in ("function", "sizes", "bytes_per_element", "reference"):
+        if key not in raw:
+            raise BenchError(f"{where}: missing required key '{key}'")
+    function = _string(raw["function"], f"{where}: function")
+    where = f"{where.rsplit(':', 1)[0]}: [[bench]] {raw.get('name', function)}"
+    sizes_raw = raw["sizes"]
+    if not isinstance(sizes_raw, list) or not sizes_raw:
+        raise BenchError(f"{where}: 'sizes' must be a non-empty list such as [\"64K\", \"16M\"]")
+    sizes = []
+    for s in sizes_raw:
+        try:
+            sizes.append(parse_size(s))
+        except ValueError:
+            raise BenchError(f"{where}: bad size {s!r} (a positive count, optionally with K, M or G)") from None
+    spec = BenchSpec(
+        name=_string(raw.get("name", function), f"{where}: name"), function=function, sizes=sizes,
+        bytes_per_element=_number(raw["bytes_per_element"], f"{where}: bytes_per_element", positive=True),
+        reference=_expression(raw["reference"], f"{where}: reference"),
+        check=_string(raw.get("check", "return"), f"{where}: check"),
+        rtol=_number(raw.get("rtol", 1e-5), f"{where}: rtol"),
+        atol=_number(raw.get("atol", 1e-6), f"{where}: atol"),
+        seed=int(_number(raw.get("seed", 1), f"{where}: seed")),
+        prelude="\n".join(filter(None, [prelude, _code(raw.get("prelude", ""), f"{where}: prelude")])))
+    args = raw.get("args", {})
+    if not isinstance(args, dict):
+        raise BenchError(f"{where}: 'args' must be a table of the function's parameters")
+    for name, value in args.items():
+        spec.args[name] = _arg(value, f"{where}: args.{name}")
+    if spec.check != "return" and spec.check not in spec.args:
+        raise BenchError(f"{where}: check = '{spec.check}' is not one of the arguments "
+                         f"({', '.join(spec.args) or 'none'}) nor \"return\"")
+    return spec
+
+
+def _arg(value, where: str):
+    if isinstance(value, bool):
+        raise BenchError(f"{where}: expected a number, an expression string or an array table")
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        return _expression(value, where)
+    if not isinstance(value, dict):
+        raise BenchError(f"{where}: expected a number, an expression string or an array table")
+    _no_unknown(value, _ARRAY_KEYS, where)
+    if "dtype" not in value:
+        raise BenchError(f"{where}: missing 'dtype' (e.g. \"float32\", \"uint8\")")
+    name = _string(value["dtype"], f"{where}: dtype")
+    try:
+        dtype = np.dtype(name)
+    except TypeError:
+        if not name.isidentifier():
+            raise BenchError(f"{where}: unknown dtype {name!r}") from None
+        dtype = name  # a struct of the kernel, checked when it is loaded
+    dist = _string(value.get("dist", "uniform"), f"{where}: dist")
+    if dist not in DISTS:
+        raise BenchError(f"{where}: unknown dist '{dist}' (one of {', '.join(DISTS)})")
+    spec = ArraySpec(dtype, dist, length=_expression(str(value.get("length", "n")), f"{where}: length"))
+    for key in ("low", "high", "mean", "std", "value"):
+        if key in value:
+            setattr(spec, key, _number(value[key], f"{where}: {key}"))
+    if "shape" in value:
+        if not isinstance(value["shape"], list) or not value["shape"]:
+            raise BenchError(f"{where}: 'shape' must be a non-empty list of expressions")
+        spec.shape = [_expression(str(s), f"{where}: shape") for s in value["shape"]]
+    if "seed" in value:
+        spec.seed = int(_number(value["seed"], f"{where}: seed"))
+    return spec
+
+
+def _no_unknown(table: dict, known: set[str], where: str) -> None:
+    for key in table:
+        if key not in known:
+            raise BenchError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known))})")
+
+
+def _string(value, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise BenchError(f"{where}: expected a non-empty string")
+    return value
+
+
+def _number(value, where: str, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (positive and value <= 0):
+        raise BenchError(f"{where}: expected a {'positive ' if positive else ''}number")
+    return value
+
+
+def _expression(text, where: str) -> str:
+    text = _string(text, where)
+    try:
+        compile(text, where, "eval")
+    except SyntaxError as err:
+        raise BenchError(f"{where}: not a valid expression: {text!r} ({err.msg})") from None
+    return text
+
+
+def _code(text, where: str) -> str:
+    if text == "":
+        return ""
+    text = _string(text, where)
+    try:
+        compile(text, where, "exec")
+    except SyntaxError as err:
+        raise BenchError(f"{where}: line {err.lineno}: {err.msg}") from None
+    return text
+
+
+def namespace(n: int) -> dict:
+    """What expressions in a suite can use."""
+    return {"n": n, "np": np, "isqrt": math.isqrt}

@@ -1,0 +1,122 @@
+"""`ea bench`: a NumPy suite (`x.bench.toml`, or found beside `x.ea`, or every
+suite in a folder) or an upstream C-harness manifest (TOOLCHAIN.md §7, told
+apart by its `harness` key). Exit codes: 0 fine, 1 error or a result that
+does not match its reference, 3 regressions with --fail-on-regression."""
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..options import Options
+from .flags import UsageError, parse_target_flag, validate
+
+USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml> [options]
+  --bench NAME          only this benchmark (repeatable)
+  --sizes 64K,16M       sizes to sweep instead of the suite's
+  --quick               short measurements (smoke runs)
+  --reps N              exactly N samples per measurement
+  --no-bandwidth        skip the triad bandwidth measurement
+  --json                print the result JSON instead of the table
+  --out PATH            also write the result JSON to PATH
+  --baseline PATH       baseline file (default: the suite's `baseline`)
+  --update-baseline     store this run as the baseline
+  --no-diff             do not compare with the baseline
+  --fail-on-regression[=PCT]  exit 3 when a result is PCT % (default 10) slower than the baseline
+  --no-history          do not record this run in the history file
+  target options as for `ea`: --target=CPU --avx512 --opt-level=N ...
+"""
+REGRESSION_EXIT = 3
+
+
+@dataclass
+class BenchArgs:
+    path: str
+    options: Options = field(default_factory=Options)
+    benches: list[str] = field(default_factory=list)
+    sizes: list[int] | None = None
+    quick: bool = False
+    reps: int | None = None
+    bandwidth: bool = True
+    json: bool = False
+    out: str | None = None
+    baseline: str | None = None
+    update_baseline: bool = False
+    diff: bool = True
+    fail_threshold: float | None = None
+    history: bool = True
+
+
+def run_bench(args: list[str]) -> int:
+    if not args or args[0] in ("-h", "--help"):
+        sys.stderr.write(USAGE)
+        return 0 if args else 1
+    target = Path(args[0])
+    if target.suffix == ".toml" and _is_harness_manifest(target):
+        from ..bench.harness import main as harness_main
+        return harness_main(args[0], args[1:])
+    parsed = _parse(args)
+    from .bench_run import run
+    return run(parsed)
+
+
+def _is_harness_manifest(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return "harness" in tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False  # the suite loader reports the problem
+
+
+def _parse(args: list[str]) -> BenchArgs:
+    from ..bench import parse_size
+    out = BenchArgs(args[0])
+    rest = iter(args[1:])
+    for arg in rest:
+        name, eq, value = arg.partition("=")
+        if name in ("--bench", "--sizes", "--reps", "--out", "--baseline") and not eq:
+            value = next(rest, None)
+            if value is None:
+                raise UsageError(f"{name} needs a value")
+        if name == "--bench":
+            out.benches.append(value)
+        elif name == "--sizes":
+            try:
+                out.sizes = [parse_size(s) for s in value.split(",") if s.strip()]
+            except ValueError as err:
+                raise UsageError(f"bad size '{err}' in --sizes (e.g. --sizes 64K,16M)") from None
+            if not out.sizes:
+                raise UsageError("--sizes needs at least one size")
+        elif name == "--reps":
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError("--reps takes a positive count")
+            out.reps = int(value)
+        elif name == "--out":
+            out.out = value
+        elif name == "--baseline":
+            out.baseline = value
+        elif name == "--fail-on-regression":
+            try:
+                out.fail_threshold = float(value) / 100 if eq else 0.10
+            except ValueError:
+                raise UsageError("--fail-on-regression takes a percentage, e.g. --fail-on-regression=5") from None
+        elif arg in _SWITCHES:
+            setattr(out, *_SWITCHES[arg])
+        else:
+            new = parse_target_flag(arg, out.options)
+            if new is None:
+                raise UsageError(f"unknown option '{arg}'")
+            out.options = new
+    validate(out.options)
+    return out
+
+
+_SWITCHES = {"--quick": ("quick", True), "--no-bandwidth": ("bandwidth", False), "--json": ("json", True),
+             "--update-baseline": ("update_baseline", True), "--no-diff": ("diff", False),
+             "--no-history": ("history", False)}
+
+
+def dump_json(docs: list[dict]) -> str:
+    return json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n"
