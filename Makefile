@@ -35,6 +35,7 @@ test: $(STAMP) system-deps vscode-deps
 	$(BIN)/pytest
 
 bench: $(STAMP)
+	$(BIN)/ea bench examples/
 	$(BIN)/python bench/frontend.py
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py

@@ -32,6 +32,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from compiler.bench.inputs import place  # noqa: E402 - arrays at fixed 4 KiB offsets, as `ea bench` does
+
 EA = ROOT / ".venv" / "bin" / "ea"
 OUT = ROOT / "build" / "bench"
 SMALL, LARGE = 16 << 10, 64 << 20  # bytes of a kernel's main input array
@@ -55,29 +57,10 @@ def rand(rng, n, dtype, lo=-1.0, hi=1.0):
 # in bytes: 16 KiB (4K f32 / 16K u8: cache-resident) and 64 MiB (16M f32 / 64M u8: well
 # beyond the 32 MB L3). Particles use n/4 particles of 4 floats, frame_rms n/8 frames,
 # sobel a square image of n pixels.
-def place(*arrays: np.ndarray) -> list[np.ndarray]:
-    """Copies of `arrays` in one 64-byte-aligned arena, their start addresses spread evenly
-    over the 4 KiB page offset: where arrays sit relative to each other modulo 4 KiB changes
-    the speed of both versions by up to 2x (4K aliasing between loads and stores), so it
-    is fixed instead of left to the allocator."""
-    spacing = 4096 // max(1, len(arrays)) // 64 * 64
-    starts, end = [], 0
-    for j, a in enumerate(arrays):
-        start = -(-end // 4096) * 4096 + j * spacing
-        starts.append(start)
-        end = start + a.nbytes
-    arena = np.empty(end + 4096, np.uint8)
-    skew = -arena.ctypes.data % 4096
-    out = []
-    for a, start in zip(arrays, starts):
-        view = arena[skew + start: skew + start + a.nbytes].view(a.dtype)
-        view[...] = a
-        out.append(view)
-    return out
 
 
 def _args(*items):
-    placed = iter(place(*[x for x in items if isinstance(x, np.ndarray)]))
+    placed = iter(place([x for x in items if isinstance(x, np.ndarray)]))
     items = [next(placed) if isinstance(x, np.ndarray) else x for x in items]
     return [ptr(x) if isinstance(x, np.ndarray) else x for x in items], items
 
@@ -190,7 +173,7 @@ def bench_kernels(libs, reps: int, small: int, large: int) -> list[dict]:
 
 def bench_bandwidth(libs, reps: int, n: int) -> dict:
     rng = np.random.default_rng(2)
-    a, b, c, out = place(*(rand(rng, n, f32) for _ in range(4)))
+    a, b, c, out = place([rand(rng, n, f32) for _ in range(4)])
     triad = typed(libs["ea_triad"], "triad", [P, P, P, F, I], None)
     fma = typed(libs["ea_fma"], "fma_kernel", [P, P, P, P, I], None)
     fma_c = typed(libs["c_fma"], "fma_kernel", [P, P, P, P, I], None)
