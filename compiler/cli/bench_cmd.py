@@ -1,6 +1,6 @@
 """`ea bench`: a NumPy suite (`x.bench.toml`, or found beside `x.ea`, or every
 suite in a folder) or an upstream C-harness manifest (TOOLCHAIN.md §7, told
-apart by its `harness` key). Exit codes: 0 fine, 1 error or a result that
+apart by its flat keys such as `harness`). Exit codes: 0 fine, 1 error or a result that
 does not match its reference, 3 regressions with --fail-on-regression."""
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml>
   --no-history          do not record this run in the history file
   target options as for `ea`: --target=CPU --avx512 --opt-level=N ...
 """
-REGRESSION_EXIT = 3
 
 
 @dataclass
@@ -62,10 +61,15 @@ def run_bench(args: list[str]) -> int:
     return run(parsed)
 
 
+# Top-level keys only an upstream manifest has: a file with any of them is one, and
+# the manifest loader names what is missing.
+_MANIFEST_KEYS = {"harness", "name", "arch", "ea_flags", "cc_flags"}
+
+
 def _is_harness_manifest(path: Path) -> bool:
     try:
         with open(path, "rb") as fh:
-            return "harness" in tomllib.load(fh)
+            return bool(_MANIFEST_KEYS & tomllib.load(fh).keys())
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return False  # the suite loader reports the problem
 
@@ -109,6 +113,8 @@ def _parse(args: list[str]) -> BenchArgs:
             if new is None:
                 raise UsageError(f"unknown option '{arg}'")
             out.options = new
+    if out.fail_threshold is not None and not out.diff:
+        raise UsageError("--fail-on-regression needs the baseline diff that --no-diff skips")
     validate(out.options)
     return out
 

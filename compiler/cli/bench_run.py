@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..bench import BenchError, Suite, append_history, find_suite, load_suite, run_suite
-from ..bench.baseline import diff_against, write_baseline
+from ..bench.baseline import REGRESSION_EXIT, diff_against, write_baseline
 from ..bench.table import failure_lines, results_table
-from .bench_cmd import REGRESSION_EXIT, BenchArgs, dump_json
+from .bench_cmd import BenchArgs, dump_json
 from .flags import UsageError
 
 

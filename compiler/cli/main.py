@@ -20,7 +20,7 @@ from .flags import UsageError, parse_target_flag, validate
 USAGE = """usage: ea <file.ea> [options]           compile
        ea check <file.ea>... [--format json] report all diagnostics of many files
        ea inspect <file.ea> [options] [--json] what the machine code does, per function/loop/line
-       ea bench <suite.bench.toml|file.ea|dir> [options]  benchmark against NumPy and memory bandwidth
+       ea bench <file.ea|suite.bench.toml|dir|manifest.toml> [options]  benchmark vs NumPy and bandwidth
        ea --print-target                      print the host CPU name
        ea --version | --help
 

@@ -155,8 +155,11 @@ def test_baseline_diff_and_regression_exit_code(tmp_path):
     done = ea_bench(path, *FAST, "--no-history", "--fail-on-regression=50")
     assert done.returncode == 3
     assert done.stderr.splitlines()[-1] == "WARNING: 2 regressions exceed 50% threshold."
-    done = ea_bench(path, *FAST, "--no-history", "--no-diff", "--fail-on-regression")
+    done = ea_bench(path, *FAST, "--no-history", "--no-diff")
     assert (done.returncode, done.stderr) == (0, "")
+    done = ea_bench(path, *FAST, "--no-diff", "--fail-on-regression")
+    assert (done.returncode, done.stderr) == (1, "error: --fail-on-regression needs the baseline diff that "
+                                                 "--no-diff skips\n")
 
 
 def test_history_records_runs_and_shows_change(tmp_path):
