@@ -6,11 +6,10 @@ import datetime
 import json
 import platform
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 from .. import __version__
-from ..codegen.target import cpu_and_features, host_cpu_name
+from ..codegen.target import flag_features, host_cpu_name
 from ..options import Options
 
 SCHEMA_VERSION = 1
@@ -28,10 +27,8 @@ def host_arch() -> str:
 
 def target_features(opts: Options) -> str:
     """The extra feature string the flags produce (TOOLCHAIN.md §1.1), e.g.
-    "+avx512f,+avx512vl,+avx512bw": what the target machine appends to a named
-    CPU's own features, less the `+neon` every ARM build gets regardless of flags."""
-    _, features = cpu_and_features(replace(opts, target_cpu="generic"))
-    return ",".join(f for f in features.split(",") if f and f != "+neon")
+    "+avx512f,+avx512vl,+avx512bw"."""
+    return flag_features(opts)
 
 
 def environment(opts: Options, pinned: bool) -> dict:

@@ -38,17 +38,25 @@ def cpu_and_features(options: Options) -> tuple[str, str]:
     else:
         cpu = llvm.get_host_cpu_name()
         features.append(llvm.get_host_cpu_features().flatten())
+    if options.is_arm:
+        features.append("+neon")
+    features.append(flag_features(options))
+    return cpu, ",".join(f for f in features if f)
+
+
+def flag_features(options: Options) -> str:
+    """The features the flags add (TOOLCHAIN.md §1.1's "extra feature string")."""
+    features = []
     if options.avx512:
         features.append("+avx512f,+avx512vl,+avx512bw")
     if options.is_arm:
-        features.append("+neon")
         if options.fp16:
             features.append("+fullfp16")
         if options.dotprod:
             features.append("+dotprod")
         if options.i8mm:
             features.append("+i8mm")
-    return cpu, ",".join(f for f in features if f)
+    return ",".join(features)
 
 
 @functools.lru_cache(maxsize=16)
