@@ -40,3 +40,17 @@ def validate(opts: Options) -> None:
         raise UsageError("--i8mm is only valid for AArch64 targets")
     if not opts.is_arm and opts.fp16:
         raise UsageError("--fp16 is incompatible with non-ARM target", kind="codegen")
+    if opts.target_cpu not in ("", "native"):
+        _check_cpu(opts)
+
+
+def _check_cpu(opts: Options) -> None:
+    """LLVM aborts the whole process on some CPU names it does not know: names
+    outside our table are tried in a child process first (target_check)."""
+    from ..codegen.features import known_cpu
+    if known_cpu(opts):
+        return
+    from ..target_check import check_target
+    problem = check_target(opts)
+    if problem:
+        raise UsageError(f"--target={opts.target_cpu}: {problem}", kind="codegen")

@@ -51,5 +51,10 @@ def x86_features(options: Options) -> frozenset[str]:
     return found
 
 
+def known_cpu(options: Options) -> bool:
+    """A CPU name in the table above (x86): safe to hand to LLVM without probing it."""
+    return not options.is_arm and options.target_cpu in _CPU_LEVELS
+
+
 def cpu_label(options: Options) -> str:
     return "the host CPU" if options.target_cpu in ("", "native") else f"--target={options.target_cpu}"

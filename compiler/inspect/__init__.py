@@ -4,6 +4,7 @@
     report = inspect(text, "k.ea", Options(avx512=True))   # InspectReport
     report.functions[0].counts.fma, .loops[0].bottleneck, .lines[12].summary
     render_text(report)   # the `ea inspect` text; report.to_json() for tools
+    listing(asm, arm)     # every assembly line with its function, source line, kind
 
 Counts come from the assembly LLVM emits for the chosen target (what
 `--emit-asm` shows), attributed to source lines through the DWARF line
@@ -23,6 +24,7 @@ from .cfg import natural_loops
 from .classify import classifier
 from .function import analyse
 from .hints import hints_for
+from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
 from .render import render_text
@@ -105,4 +107,4 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-__all__ = ["InspectError", "InspectReport", "clear_cache", "inspect", "render_text"]
+__all__ = ["AsmLine", "InspectError", "InspectReport", "clear_cache", "inspect", "listing", "render_text"]

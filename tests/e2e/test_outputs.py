@@ -322,6 +322,12 @@ def test_command_line_errors(tmp_path):
         (("k.ea", "--fp16"), "error[codegen]: --fp16 is incompatible with non-ARM target\n"),
         (("k.ea", "--fp16", "--target-triple=x86_64-unknown-linux-gnu"),
          "error[codegen]: --fp16 is incompatible with non-ARM target\n"),
+        # LLVM would abort the process on these: they are probed in a child first
+        (("k.ea", "--target=i386"), "error[codegen]: --target=i386: LLVM cannot generate code for this target: "
+                                    "64-bit code requested on a subtarget that doesn't support it!\n"),
+        (("k.ea", "--target=nosuchcpu"), "error[codegen]: --target=nosuchcpu: LLVM cannot generate code for this "
+         "target: 'nosuchcpu' is not a recognized processor for this target (ignoring processor); "
+         "64-bit code requested on a subtarget that doesn't support it!\n"),
     ]
     for args, message in cases:
         p = ea(*args, cwd=tmp_path)

@@ -1,0 +1,6 @@
+"""`python -m tui [FILE_OR_DIR]`: the same as the ea-tui command."""
+import sys
+
+from .app import main
+
+sys.exit(main())

@@ -1,0 +1,34 @@
+"""Which function a source line belongs to, and where its machine code is
+(a private function is inlined: its code lives in its callers)."""
+from __future__ import annotations
+
+from compiler.analysis import Analysis
+from compiler.explore import Stages
+from compiler.inspect.model import FunctionReport
+from compiler.syntax import ast as A
+
+from .rows.assembly import functions as listing_functions
+
+
+def function_at(analysis: Analysis, line: int) -> str | None:
+    for item in analysis.desugared.items:
+        if isinstance(item, A.Func) and item.span.line <= line <= item.span.end_line:
+            return item.name
+    return None
+
+
+def report_for(stages: Stages, name: str | None) -> FunctionReport | None:
+    if stages.report is None or name is None:
+        return None
+    return next((f for f in stages.report.functions if f.name == name), None)
+
+
+def code_owner(stages: Stages, name: str | None) -> str | None:
+    """The function whose assembly shows `name`'s code: itself, or its first caller."""
+    emitted = listing_functions(stages.listing)
+    if name in emitted:
+        return name
+    report = report_for(stages, name)
+    if report is not None and report.inlined_into:
+        return report.inlined_into[0]
+    return None

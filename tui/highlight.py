@@ -1,0 +1,164 @@
+"""Colouring, as style categories (see tui/widgets/code_view.py CATEGORIES).
+
+Eä source is coloured from the compiler's own tokens (`Analysis.tokens`),
+so the TUI and the compiler never disagree about what a word is; comments,
+which the lexer skips, are the `//` text outside any token. The dump stages
+(tokens, trees, LLVM IR, assembly) are coloured line by line with small
+regular expressions: they are compiler output, not user input.
+
+Spans are `(start, end, category)` with 0-based character columns.
+"""
+from __future__ import annotations
+
+import re
+
+from compiler.analysis import Analysis
+from compiler.intrinsics import lookup
+from compiler.syntax.tokens import (EOF, IDENT, KEYWORDS, NUMBER_KINDS, SCALAR_TYPE_KINDS, STRING,
+                                    VECTOR_TYPE_KINDS)
+
+Span = tuple[int, int, str]
+
+_TYPE_KINDS = SCALAR_TYPE_KINDS | VECTOR_TYPE_KINDS
+_KEYWORD_KINDS = frozenset(KEYWORDS.values()) - _TYPE_KINDS
+_CONTEXTUAL = {"kernel", "over", "step", "tail", "static_assert"}  # identifiers the parser treats as words
+_TAIL_KINDS = {"scalar", "mask", "pad"}
+_DOT_OPERATOR = re.compile(r"^\.[^.\w]+$|^\.(<<|>>)$")
+
+
+def kind_category(kind: str) -> str | None:
+    """The colour of a token kind (`F32`, `IntLiteral`, `Return`)."""
+    if kind in _TYPE_KINDS:
+        return "type"
+    if kind in NUMBER_KINDS:
+        return "number"
+    if kind == STRING:
+        return "string"
+    if kind in _KEYWORD_KINDS:
+        return "keyword"
+    return None
+
+
+def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
+    """Per 1-based source line, the coloured spans of that line."""
+    out: dict[int, list[Span]] = {}
+    strings: dict[int, list[tuple[int, int]]] = {}
+    tokens = [t for t in analysis.tokens if t.kind != EOF]
+    for i, tok in enumerate(tokens):
+        prev = tokens[i - 1] if i else None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        category = _token_category(tok, prev, nxt)
+        start = tok.col - 1
+        end = tok.end_col - 1 if tok.end_line == tok.line else start + len(tok.text)
+        if tok.kind == STRING:
+            strings.setdefault(tok.line, []).append((start, end))
+        if category:
+            out.setdefault(tok.line, []).append((start, end, category))
+    source = analysis.source
+    for line in range(1, source.line_count + 1):
+        text = source.line_text(line)
+        at = text.find("//")
+        while at >= 0 and any(s <= at < e for s, e in strings.get(line, ())):
+            at = text.find("//", at + 2)
+        if at >= 0:
+            out.setdefault(line, []).append((at, len(text), "comment"))
+    return out
+
+
+def _token_category(tok, prev, nxt) -> str | None:
+    call = nxt is not None and nxt.kind == "LeftParen"
+    if tok.kind == IDENT:
+        if tok.text in _CONTEXTUAL or (tok.text in _TAIL_KINDS and prev is not None and prev.text == "tail"):
+            return "keyword"
+        if call:
+            return "intrinsic" if lookup(tok.text) is not None else "function"
+        return None
+    if call and lookup(tok.text) is not None:  # `splat(...)` is a keyword that works like an intrinsic
+        return "intrinsic"
+    category = kind_category(tok.kind)
+    if category is None and _DOT_OPERATOR.match(tok.text):
+        return "operator"
+    return category
+
+
+# ---- compiler output --------------------------------------------------------
+
+def _spans(text: str, rules: list[tuple[re.Pattern, str]]) -> list[Span]:
+    spans: list[Span] = []
+    taken = [False] * len(text)
+    for pattern, category in rules:
+        for m in pattern.finditer(text):
+            start, end = m.span(m.lastindex or 0)
+            if end > start and not any(taken[start:end]):
+                spans.append((start, end, category))
+                taken[start:end] = [True] * (end - start)
+    return spans
+
+
+_TOKEN_RULES = [(re.compile(r'\("(.*)"\) at '), "string"), (re.compile(r"( at \d+:\d+)$"), "muted")]
+_TOKEN_LINE = re.compile(r"^(\w+)\(")
+
+
+def token_dump_spans(line: str) -> list[Span]:
+    spans = _spans(line, _TOKEN_RULES)
+    m = _TOKEN_LINE.match(line)
+    if m:
+        spans.append((0, m.end(1), kind_category(m.group(1)) or "function"))
+    return spans
+
+
+_TREE_RULES = [
+    (re.compile(r"^\s*([\w\[\]]+): "), "muted"),
+    (re.compile(r"(?:^\s*(?:[\w\[\]]+: )?)([A-Z]\w*)"), "keyword"),
+    (re.compile(r"\b(\d+:\d+)\b"), "muted"),
+    (re.compile(r'("(?:[^"\\]|\\.)*")'), "string"),
+    (re.compile(r"( : .*)$"), "type"),
+    (re.compile(r"=(-?[\d.]+(?:e[+-]?\d+)?)\b"), "number"),
+]
+
+
+def tree_dump_spans(line: str) -> list[Span]:
+    return _spans(line, _TREE_RULES)
+
+
+_IR_RULES = [
+    (re.compile(r"(;.*)$"), "comment"),
+    (re.compile(r'("(?:[^"\\]|\\.)*")'), "string"),
+    (re.compile(r"^([\w.$-]+):"), "label"),
+    (re.compile(r"^(define|declare|attributes|target|source_filename)\b"), "keyword"),
+    (re.compile(r"(@[\w.$-]+)"), "function"),
+    (re.compile(r"(![\w.]+)"), "muted"),
+    (re.compile(r"^\s+(?:%[\w.$-]+ = )?([a-z][\w.]*)"), "keyword"),
+    (re.compile(r"(<\d+ x [\w]+>|\b(?:i\d+|half|float|double|ptr|void|label)\b)"), "type"),
+    (re.compile(r"(?<![%@\w.])(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|0x[0-9A-Fa-f]+)\b"), "number"),
+]
+
+
+def ir_spans(line: str) -> list[Span]:
+    return _spans(line, _IR_RULES)
+
+
+# ---- assembly ---------------------------------------------------------------
+
+_ASM_OPERAND_RULES = [
+    (re.compile(r"((?:#|//).*)$"), "comment"),
+    (re.compile(r"(%[xyz]mm\d+|\b[vq]\d+(?:\.\d*[bhsd])?\b)"), "vector"),
+    (re.compile(r"(\$-?\w+|#-?\w+)"), "number"),
+]
+
+
+def asm_display(raw: str, kind: str) -> tuple[str, list[Span]]:
+    """One assembly line laid out for reading (`  mnemonic   operands`) and its spans."""
+    stripped = raw.strip()
+    if kind in ("label", "blank"):
+        return stripped, [(0, len(stripped), "label")] if stripped else []
+    if kind in ("directive", "comment"):
+        text = "  " + " ".join(stripped.split())
+        return text, [(2, len(text), kind)]
+    mnemonic, _, operands = stripped.partition("\t") if "\t" in stripped else stripped.partition(" ")
+    operands = " ".join(operands.replace("\t", " ").split())
+    head = "  " + mnemonic.ljust(11)
+    text = f"{head} {operands}".rstrip()
+    spans = [(2, 2 + len(mnemonic), kind)]
+    spans += [(s + len(head) + 1, e + len(head) + 1, c) for s, e, c in _spans(operands, _ASM_OPERAND_RULES)]
+    return text, spans

@@ -1,0 +1,18 @@
+"""Messages the panes post to the app (what the user did)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+
+@dataclass
+class SourceCursor(Message):
+    """The user moved a source cursor to `line` (1-based)."""
+    line: int
+
+
+@dataclass
+class OpenFile(Message):
+    """The user chose a file to open."""
+    path: str

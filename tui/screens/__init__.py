@@ -1,0 +1,1 @@
+"""Modal screens: help (keys), open file, target options."""
