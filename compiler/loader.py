@@ -112,17 +112,19 @@ def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = Fal
 def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
     import llvmlite.binding as llvm
 
+    from .codegen import LLVM_LOCK
     from .codegen.target import init, new_target_machine
     init()
-    # The engine owns (and frees) its target machine: give it a fresh one.
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(opts))
-    engine.add_object_file(llvm.ObjectFileRef.from_data((entry / f"{stem}.o").read_bytes()))
-    engine.finalize_object()
     api = parse_api((entry / f"{stem}.ea.json").read_text(), stem)
     symbols = type("JitLibrary", (), {})()
-    for e in api.exports:
-        # argtypes/restype are set by the binding, as on a CDLL's functions
-        setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(engine.get_function_address(e.name)))
+    with LLVM_LOCK:
+        # The engine owns (and frees) its target machine: give it a fresh one.
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(opts))
+        engine.add_object_file(llvm.ObjectFileRef.from_data((entry / f"{stem}.o").read_bytes()))
+        engine.finalize_object()
+        for e in api.exports:
+            # argtypes/restype are set by the binding, as on a CDLL's functions
+            setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(engine.get_function_address(e.name)))
     namespace: dict = {"__ea_lib__": symbols, "__name__": f"ea_kernel_{stem}"}
     code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec",
                             dont_inherit=True)

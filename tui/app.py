@@ -114,8 +114,7 @@ class EaApp(App):
     def _compile(self, path: Path, options: Options, generation: int) -> None:
         worker = get_current_worker()
         result = compile_file(path, options, generation,
-                              wanted=lambda: not worker.is_cancelled and generation == self._generation,
-                              waiting=lambda: self.call_from_thread(self._update_titles, "waiting for the benchmark"))
+                              wanted=lambda: not worker.is_cancelled and generation == self._generation)
         if result is not None and not worker.is_cancelled:
             self.call_from_thread(self._apply, result)
 
@@ -142,10 +141,10 @@ class EaApp(App):
             self._stamp = now
             self.request_compile()
 
-    def _update_titles(self, waiting: str = "") -> None:
+    def _update_titles(self) -> None:
         current = self.workspace.current
         self.title = f"ea-tui · {display_path(current)}" if current else "ea-tui"
-        busy = f" · compiling ({waiting})…" if waiting else " · compiling…" if self.compiling else ""
+        busy = " · compiling…" if self.compiling else ""
         self.sub_title = describe(self.options) + busy
 
     # ---- the source line shared by the panes -----------------------------------

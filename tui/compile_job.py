@@ -1,13 +1,10 @@
-"""One compilation for the UI, run in a worker thread.
-
-LLVM's global context is not thread-safe, so compilations take turns on
-`LLVM_LOCK` (the bench pane holds it while a benchmark compiles its
-kernels); a request that was superseded while it waited is skipped.
+"""One compilation for the UI, run in a worker thread; a request superseded
+before it starts is skipped. (The compiler serialises its own use of LLVM,
+so this may run while a benchmark loads its kernels.)
 """
 from __future__ import annotations
 
 import os
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +15,6 @@ from compiler.explore import Stages, explore
 
 from .workspace import display_path
 
-LLVM_LOCK = threading.Lock()
 MAX_BYTES = 8 * 1024 * 1024
 
 
@@ -32,29 +28,22 @@ class CompileResult:
     seconds: float
 
 
-def compile_file(path: Path, options: Options, generation: int, wanted: Callable[[], bool],
-                 waiting: Callable[[], None] | None = None) -> CompileResult | None:
-    """Read and explore `path`; None when no longer wanted. `waiting` is
-    called when another job (a benchmark run) holds LLVM first."""
+def compile_file(path: Path, options: Options, generation: int,
+                 wanted: Callable[[], bool]) -> CompileResult | None:
+    """Read and explore `path`; None when no longer wanted."""
     start = time.perf_counter()
     try:
         data = _read(path)
     except OSError as err:
         return CompileResult(generation, path, options, None, _reason(path, err), 0.0)
-    if not LLVM_LOCK.acquire(blocking=False):
-        if waiting is not None:
-            waiting()
-        LLVM_LOCK.acquire()
+    if not wanted():
+        return None
     try:
-        if not wanted():
-            return None
         stages = explore(data, str(path), options)
     except Exception as err:  # explore guards itself; this is the last line of defence
         if os.environ.get("EA_DEBUG"):
             raise
         return CompileResult(generation, path, options, None, f"internal error: {err}", 0.0)
-    finally:
-        LLVM_LOCK.release()
     return CompileResult(generation, path, options, stages, None, time.perf_counter() - start)
 
 

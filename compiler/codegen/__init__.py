@@ -6,9 +6,14 @@ assembly / object code, for the target in Options.
     module = generate(analyze(text, "k.ea", options))   # raises CodegenError
     module.ir(optimized=False), module.ir(), module.asm(), module.object()
 
-Only call this on an analysis without errors.
+Only call this on an analysis without errors. LLVM's global context is not
+thread-safe: every use of it here and in the loader holds `LLVM_LOCK`, so
+tools may compile from several threads (the TUI's explorer while a
+benchmark loads its kernels).
 """
 from __future__ import annotations
+
+import threading
 
 import llvmlite.binding as llvm
 
@@ -17,11 +22,17 @@ from .emit_module import ModuleEmitter
 from .errors import CodegenError
 from .target import init, target_machine, triple
 
+LLVM_LOCK = threading.RLock()
+
 
 class CompiledModule:
     """One module through the pipeline; every stage can be printed."""
 
     def __init__(self, generated_ir: str, options):
+        with LLVM_LOCK:
+            self._build(generated_ir, options)
+
+    def _build(self, generated_ir: str, options) -> None:
         self.options = options
         self.tm = target_machine(options)
         self.module = llvm.parse_assembly(generated_ir)
@@ -33,23 +44,30 @@ class CompiledModule:
             pb.getModulePassManager().run(self.module, pb)
 
     def ir(self, optimized: bool = True) -> str:
-        return str(self.module) if optimized else self.unoptimized_ir
+        if not optimized:
+            return self.unoptimized_ir
+        with LLVM_LOCK:
+            return str(self.module)
 
     # Machine-code emission rewrites the module it is given (CodeGenPrepare),
     # so it works on a copy: every stage stays printable and repeatable.
     def asm(self) -> str:
-        return self.tm.emit_assembly(self.module.clone())
+        with LLVM_LOCK:
+            return self.tm.emit_assembly(self.module.clone())
 
     def object(self) -> bytes:
-        return self.tm.emit_object(self.module.clone())
+        with LLVM_LOCK:
+            return self.tm.emit_object(self.module.clone())
 
 
 def generate(analysis: Analysis) -> CompiledModule:
     """Build, verify and optimise the module of an error-free analysis."""
     init()
     options = analysis.options
-    tm = target_machine(options)
-    emitter = ModuleEmitter(analysis.path, options, analysis.symbols, triple(options), str(tm.target_data))
+    with LLVM_LOCK:
+        tm = target_machine(options)
+        data_layout = str(tm.target_data)
+    emitter = ModuleEmitter(analysis.path, options, analysis.symbols, triple(options), data_layout)
     module = emitter.emit(analysis.desugared)
     try:
         return CompiledModule(str(module), options)
@@ -58,4 +76,4 @@ def generate(analysis: Analysis) -> CompiledModule:
                            f"{str(err).splitlines()[0] if str(err) else 'no detail'}", None) from err
 
 
-__all__ = ["CodegenError", "CompiledModule", "generate"]
+__all__ = ["LLVM_LOCK", "CodegenError", "CompiledModule", "generate"]

@@ -19,7 +19,6 @@ from compiler.bench import (BenchError, Cancelled, Progress, RunReport, Suite, a
 from compiler.explore import Stages
 
 from ..bench_format import COLUMNS, chart_series, history_lines, row_cells, suite_template
-from ..compile_job import LLVM_LOCK
 from ..target import is_cross
 from ..widgets.chart import BandwidthChart
 from ..workspace import display_path
@@ -209,18 +208,17 @@ class BenchPane(Vertical):
     def _run(self, suite: Suite, options, benches, sizes, quick: bool, bandwidth: bool, save: bool) -> None:
         cancel = self._cancel
         report, error = None, None
-        with LLVM_LOCK:  # the run compiles its kernels with LLVM: not at the same time as the explorer
-            try:
-                report = run_suite(suite, options, benches=benches, sizes=sizes, quick=quick, bandwidth=bandwidth,
-                                   progress=lambda p: self.app.call_from_thread(self._progress, p), cancel=cancel)
-            except Cancelled:
-                error = "cancelled"
-            except BenchError as err:
-                error = str(err)
-            except Exception as err:  # a bug must end the run, not the app
-                if os.environ.get("EA_DEBUG"):
-                    raise
-                error = f"internal error: {type(err).__name__}: {err}"
+        try:
+            report = run_suite(suite, options, benches=benches, sizes=sizes, quick=quick, bandwidth=bandwidth,
+                               progress=lambda p: self.app.call_from_thread(self._progress, p), cancel=cancel)
+        except Cancelled:
+            error = "cancelled"
+        except BenchError as err:
+            error = str(err)
+        except Exception as err:  # a bug must end the run, not the app
+            if os.environ.get("EA_DEBUG"):
+                raise
+            error = f"internal error: {type(err).__name__}: {err}"
         if report is not None and save:
             append_history(suite, report.document())
         self.app.call_from_thread(self._finished, report, error)
