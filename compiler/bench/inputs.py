@@ -22,10 +22,12 @@ def bench_namespace(spec: BenchSpec, n: int) -> dict:
     return env
 
 
-def make_args(spec: BenchSpec, n: int, structs: dict[str, np.dtype] | None = None) -> dict:
+def make_args(spec: BenchSpec, n: int, structs: dict[str, np.dtype] | None = None,
+              env: dict | None = None) -> dict:
     """Fresh arguments, in the suite's order; the same seed gives the same values.
-    `structs` resolves struct dtype names (the kernel's ctypes structures)."""
-    env = bench_namespace(spec, n)
+    `structs` resolves struct dtype names (the kernel's ctypes structures); `env`
+    is the bench's namespace when the caller already has it (not modified)."""
+    env = dict(env) if env is not None else bench_namespace(spec, n)
     out: dict = {}
     arrays = []
     for i, (name, arg) in enumerate(spec.args.items()):

@@ -172,8 +172,8 @@ def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
     structs = {name: np.dtype(value) for name, value in vars(kernel).items()
                if isinstance(value, type) and issubclass(value, ctypes.Structure)}
     try:
-        args = make_args(spec, n, structs)
         env = bench_namespace(spec, n)
+        args = make_args(spec, n, structs, env)
     except BenchError as err:
         result.message = str(err)
         return result

@@ -8,16 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EA = [sys.executable, "-c", "import sys; from compiler.cli.main import main; sys.argv[0] = 'ea'; main()"]
 
-FMA = """export kernel fma_kernel(a: *restrict f32, b: *restrict f32, c: *restrict f32, out: *restrict mut f32)
-    over i in n step 8
-    tail scalar { out[i] = fma(a[i], b[i], c[i]) }
-{
-    let va: f32x8 = load(a, i)
-    let vb: f32x8 = load(b, i)
-    let vc: f32x8 = load(c, i)
-    store(out, i, fma(va, vb, vc))
-}
-"""
+FMA = (ROOT / "examples" / "fma.ea").read_text()
 # Computes a*b - c: the reference a*b + c must catch it.
 WRONG = FMA.replace("fma(a[i], b[i], c[i])", "a[i] * b[i] - c[i]").replace(
     "fma(va, vb, vc)", "va .* vb .- vc")

@@ -11,19 +11,9 @@ from compiler import Options
 
 FMA = (EXAMPLES / "fma.ea").read_text()
 WRONG = FMA.replace("fma(a[i], b[i], c[i])", "a[i] * b[i] - c[i]").replace("fma(va, vb, vc)", "va .* vb .- vc")
-SUITE = """[[bench]]
-function = "fma_kernel"
-name = "fma"
-sizes = ["4K", "64K"]
-bytes_per_element = 16
-reference = "a * b + c"
-check = "out"
-[bench.args]
-a = { dtype = "float32" }
-b = { dtype = "float32" }
-c = { dtype = "float32" }
-out = { dtype = "float32", dist = "zeros" }
-"""
+# The shipped suite, at sizes that keep a quick run short.
+SUITE = (EXAMPLES / "fma.bench.toml").read_text().replace('sizes = ["16K", "256K", "4M", "16M"]',
+                                                         'sizes = ["4K", "64K"]')
 
 
 def suite_dir(tmp_path: Path, kernel: str) -> Path:
