@@ -5,13 +5,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from ..typesys import model as T
 from .asm import AsmFunction, Instr
 from .cfg import Loop
 from .classify import Info
+from .latency import carried_chain
 from .machine import Machine
-from .model import Counts, FunctionReport, LineReport, LoopReport
+from .model import AutoVector, Counts, FunctionReport, LineReport, LoopReport
+from .source import SourceFacts
 
-_ELEM_BYTES = {"f16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+_ELEM_BYTES = {"f16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "u8": 1, "u16": 2,
+               "u32": 4, "u64": 8}
 
 
 def add(c: Counts, info: Info) -> None:
@@ -49,34 +53,61 @@ def _reg_class(info: Info) -> str:
 
 
 def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: list[Loop],
-            body_lines: range | None = None) -> FunctionReport:
-    """`body_lines`: for a kernel, the lines of its body, which identify the main loop."""
+            body_lines: range | None = None, facts: SourceFacts | None = None, arm: bool = False) -> FunctionReport:
+    """`body_lines`: for a kernel, the lines of its body, which identify the main loop.
+    `facts`: the source's vector lines and element types; the vector width
+    reported is that of the code written with vector types, and what LLVM
+    made of scalar code is reported per loop (`auto_vectorised`)."""
+    facts = facts or SourceFacts()
     total = Counts()
     regs: set[str] = set()
-    width, elems = 0, Counter()
+    width, user_lines, mnemonic_elems = 0, set(), Counter()
     lines: dict[int, tuple[Counts, Counter]] = {}
     for ins, info in zip(fn.instrs, infos):
         add(total, info)
         regs |= info.regs
-        if info.vector and info.width >= width:
-            if info.width > width:
-                width, elems = info.width, Counter()
+        if info.vector and facts.is_vector_line(ins.line):
+            written = facts.widest_type([ins.line])
+            width = max(width, min(info.width, written.bits) if written else info.width)
+            user_lines.add(ins.line)
             if info.elem:
-                elems[info.elem] += 1
+                mnemonic_elems[info.elem] += 1
         line = ins.line if ins.line is not None else _enclosing_header(ins.index, loops_found, fn)
         if line is None:
             continue
         counts, mix = lines.setdefault(line, (Counts(), Counter()))
         add(counts, info)
         mix[mix_key(ins, info)] += 1
-    elem = elems.most_common(1)[0][0] if elems else None
-    width_type = f"{elem}x{width // (_ELEM_BYTES[elem] * 8)}" if elem else None
-    loops = [_loop(fn, infos, lp, machine, elem) for lp in loops_found]
-    _assign_roles(loops, body_lines)
+    written = facts.widest_type(user_lines)
+    elem = written.elem.name if written else (mnemonic_elems.most_common(1)[0][0] if mnemonic_elems else None)
+    loops, user_vector = [], []
+    for lp in loops_found:
+        report, count = _loop(fn, infos, lp, machine, elem, facts, arm)
+        loops.append(report)
+        user_vector.append(count)
+    _assign_roles(loops, body_lines, user_vector)
+    auto = [AutoVector(lp.role, lp.first_line, lp.last_line, lp.llvm_vector_bits,
+                       _auto_type(fn, infos, found, lp.llvm_vector_bits, facts))
+            for lp, found in zip(loops, loops_found) if lp.llvm_vector_bits]
     return FunctionReport(
-        name=fn.name, exported=fn.exported, counts=total, width_bits=width, width_type=width_type,
-        loops=loops, registers=sorted(regs), hints=[],
-        lines={ln: LineReport(ln, c, dict(m), summarise(c, m)) for ln, (c, m) in sorted(lines.items())})
+        name=fn.name, exported=fn.exported, counts=total, width_bits=width,
+        width_type=written.name if written else None, loops=loops, registers=sorted(regs), hints=[],
+        lines={ln: LineReport(ln, c, dict(m), summarise(c, m)) for ln, (c, m) in sorted(lines.items())},
+        auto_vectorised=auto)
+
+
+def _auto_type(fn, infos, lp: Loop, bits: int, facts: SourceFacts) -> str | None:
+    """`f32x16` for a 512-bit loop LLVM made of scalar f32 code: the element
+    type of the memory the widest instructions access, else the mnemonic's."""
+    for i in lp.instrs:
+        ins, info = fn.instrs[i], infos[i]
+        if info.vector and info.width == bits and not facts.is_vector_line(ins.line):
+            elem = facts.access_elem(ins.line)
+            name, size = (elem.name, elem.bits // 8) if isinstance(elem, T.Scalar) and elem.bits >= 8 else \
+                (info.elem, _ELEM_BYTES.get(info.elem or "", 0))
+            if name and size:
+                return f"{name}x{bits // (size * 8)}"
+    return None
 
 
 def _enclosing_header(index: int, loops: list[Loop], fn: AsmFunction) -> int | None:
@@ -92,19 +123,29 @@ def header_line(fn: AsmFunction, lp: Loop) -> int | None:
     return next((fn.instrs[i].line for i in reversed(lp.instrs) if fn.instrs[i].line is not None), None)
 
 
-def _loop(fn, infos, lp: Loop, machine, elem) -> LoopReport:
+def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> tuple[LoopReport, int]:
+    """The loop's report and how many of its instructions are vector code the user wrote."""
     body = [(fn.instrs[i], infos[i]) for i in lp.instrs]
     per = Counts()
     mix = Counter()
+    user_vector, llvm_bits = 0, 0
     for ins, info in body:
         add(per, info)
         mix[mix_key(ins, info)] += 1
+        if info.vector and facts.is_vector_line(ins.line):
+            user_vector += 1
+        elif info.vector and ins.line is not None:
+            llvm_bits = max(llvm_bits, info.width)
     src = [ins.line for ins, _ in body if ins.line is not None]
-    return LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
-                      header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,
-                      elements_per_iteration=_elements(body, elem),
-                      bottleneck=machine.classify(per.flops, per.bytes_loaded + per.bytes_stored),
-                      mix=dict(mix))
+    chain, chain_text = carried_chain([ins for ins, _ in body], arm)
+    moved = per.bytes_loaded + per.bytes_stored
+    report = LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
+                        header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,
+                        elements_per_iteration=_elements(body, elem, facts),
+                        bottleneck=machine.classify(per.flops, moved, chain), mix=dict(mix),
+                        cycles=machine.cycles(per.flops, moved, chain), chain=chain_text,
+                        llvm_vector_bits=llvm_bits)
+    return report, user_vector
 
 
 _X86_MEM = re.compile(r"\(%(\w+)(?:,%(\w+)(?:,(\d))?)?\)")
@@ -112,10 +153,12 @@ _ARM_POST = re.compile(r"\[(\w+)\],\s*#(\d+)")
 _ARM_BASE = re.compile(r"\[(\w+)(?:,[^\]]*)?\]")
 
 
-def _elements(body, fallback_elem: str | None) -> int | None:
+def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None:
     """Elements per iteration, from the step of the registers that address
-    vector memory operands (index register x scale, or pointer bump).
-    Plain register loads (`ldr q1`) have no element type: use the function's."""
+    vector memory operands (index register x scale, or pointer bump), in
+    elements of the array the source line accesses (`vmovdqu` of a u8 array
+    moves 16 elements, not 4); without one, the mnemonic's element type, else
+    the function's (plain register loads like `ldr q1` have none)."""
     steps: dict[str, int] = {}
     for ins, _ in body:
         m, ops = ins.mnemonic, ins.operands
@@ -132,10 +175,15 @@ def _elements(body, fallback_elem: str | None) -> int | None:
             continue
     best = None
     for ins, info in body:
-        elem = info.elem or fallback_elem
-        if not info.vector or not (info.loads or info.stores) or not elem:
+        if not info.vector or not (info.loads or info.stores):
             continue
-        size = _ELEM_BYTES[elem]
+        accessed = facts.access_elem(ins.line)
+        if isinstance(accessed, T.Scalar) and accessed.bits >= 8:
+            size = accessed.bits // 8
+        elif info.elem or fallback_elem:
+            size = _ELEM_BYTES[info.elem or fallback_elem]
+        else:
+            continue
         text = ", ".join(ins.operands)
         for base, index, scale in _X86_MEM.findall(text):
             if index and index in steps:
@@ -153,10 +201,11 @@ def _elements(body, fallback_elem: str | None) -> int | None:
     return best
 
 
-def _assign_roles(loops: list[LoopReport], body_lines: range | None) -> None:
-    """A kernel's main loop is the one running its body's lines (LLVM may
-    vectorise the scalar tail wider than the body); elsewhere the loop doing
-    the most vector work. Other outermost loops are tails."""
+def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector: list[int]) -> None:
+    """A kernel's main loop is the one running its body's lines; elsewhere
+    the loop running the most vector code the user wrote (not what LLVM
+    vectorised of a scalar remainder loop), then the most vector work.
+    Other outermost loops are tails."""
     top = [lp for lp in loops if lp.depth == 0]
     if len(top) < 2:
         for lp in top:
@@ -167,7 +216,9 @@ def _assign_roles(loops: list[LoopReport], body_lines: range | None) -> None:
         return body_lines is not None and lp.first_line is not None and any(
             ln in body_lines for ln in range(lp.first_line, (lp.last_line or lp.first_line) + 1))
 
-    main = max(top, key=lambda lp: (runs_body(lp), lp.per_iteration.vector, lp.per_iteration.instructions))
+    written = {id(lp): n for lp, n in zip(loops, user_vector)}
+    main = max(top, key=lambda lp: (runs_body(lp), written[id(lp)], lp.per_iteration.vector,
+                                    lp.per_iteration.instructions))
     for lp in top:
         lp.role = "main" if lp is main else "tail"
 
