@@ -96,12 +96,20 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: l
         auto_vectorised=auto)
 
 
+def _vectorised(ins: Instr, info: Info) -> bool:
+    """A vector load or store on a source line: vectorised code always moves
+    data in vectors (register moves and blends of scalars in xmm do not count,
+    nor broadcasts of one element)."""
+    return (info.vector and ins.line is not None and bool(info.loads or info.stores)
+            and not ins.mnemonic.startswith(("vbroadcast", "vpbroadcast", "ld1r")))
+
+
 def _auto_type(fn, infos, lp: Loop, bits: int, facts: SourceFacts) -> str | None:
     """`f32x16` for a 512-bit loop LLVM made of scalar f32 code: the element
     type of the memory the widest instructions access, else the mnemonic's."""
     for i in lp.instrs:
         ins, info = fn.instrs[i], infos[i]
-        if info.vector and info.width == bits and not facts.is_vector_line(ins.line):
+        if info.width == bits and _vectorised(ins, info) and not facts.is_vector_line(ins.line):
             elem = facts.access_elem(ins.line)
             name, size = (elem.name, elem.bits // 8) if isinstance(elem, T.Scalar) and elem.bits >= 8 else \
                 (info.elem, _ELEM_BYTES.get(info.elem or "", 0))
@@ -134,7 +142,7 @@ def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> 
         mix[mix_key(ins, info)] += 1
         if info.vector and facts.is_vector_line(ins.line):
             user_vector += 1
-        elif info.vector and ins.line is not None:
+        elif _vectorised(ins, info):
             llvm_bits = max(llvm_bits, info.width)
     src = [ins.line for ins, _ in body if ins.line is not None]
     chain, chain_text = carried_chain([ins for ins, _ in body], arm)
@@ -151,6 +159,7 @@ def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> 
 _X86_MEM = re.compile(r"\(%(\w+)(?:,%(\w+)(?:,(\d))?)?\)")
 _ARM_POST = re.compile(r"\[(\w+)\],\s*#(\d+)")
 _ARM_BASE = re.compile(r"\[(\w+)(?:,[^\]]*)?\]")
+_ARM_INDEX = re.compile(r"\[\w+,\s*(x\d+)(?:,\s*lsl #(\d+))?\]")
 
 
 def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None:
@@ -198,6 +207,9 @@ def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None
         for reg in _ARM_BASE.findall(text):
             if reg in steps:
                 best = max(best or 0, abs(steps[reg]) // size)
+        for reg, shift in _ARM_INDEX.findall(text):  # [x0, x9] or [x0, x9, lsl #2]
+            if reg in steps:
+                best = max(best or 0, abs(steps[reg]) * (1 << int(shift or 0)) // size)
     return best
 
 
