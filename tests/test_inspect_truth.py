@@ -304,3 +304,30 @@ def test_stream_store_hint_scalar_and_arm():
     arm = STREAM.replace("f32x8", "f32x4").replace("step 8", "step 4")
     (hint,) = [h for h in only(arm, ARM).hints if h.code == "stream-store"]
     assert hint.message.startswith("stream_store: plain store (str) \u2014 LLVM emitted no non-temporal store")
+
+
+STREAM2 = src("""
+    export kernel fma_stream(a: *f32, b: *f32, c: *f32, out: *mut f32)
+        over i in n step 16
+        tail scalar { out[i] = fma(a[i], b[i], c[i]) }
+    {
+        stream_store(out, i, fma(load_f32x8(a, i), load_f32x8(b, i), load_f32x8(c, i)))
+        stream_store(out, i + 8, fma(load_f32x8(a, i + 8), load_f32x8(b, i + 8), load_f32x8(c, i + 8)))
+    }
+""")
+
+
+def test_per_iteration_follows_the_likely_path():
+    """The loop holds both sides of the alignment test (vmovntps inline, the
+    vmovups copy out of line); one iteration runs one of them: 6 loads and 2
+    stores, not 4. LLVM counts with a copy (`leaq 16(%r9), %r10; addq $32, %r9;
+    ...; movq %r10, %r9`): 16 elements per iteration, the kernel's step."""
+    lp = main_loop(only(STREAM2, AVX2))
+    p = lp.per_iteration
+    assert (p.loads, p.stores, p.fma) == (6, 2, 2)
+    assert mnemonics_of(lp.mix) == {"vector store": 2}
+    assert lp.elements_per_iteration == 16
+
+
+def mnemonics_of(mix: dict) -> dict:
+    return {k: n for k, n in mix.items() if "store" in k}

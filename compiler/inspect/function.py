@@ -132,24 +132,28 @@ def header_line(fn: AsmFunction, lp: Loop) -> int | None:
 
 
 def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> tuple[LoopReport, int]:
-    """The loop's report and how many of its instructions are vector code the user wrote."""
+    """The loop's report and how many of its instructions are vector code the
+    user wrote. Per-iteration figures follow the likely path (cfg.py); the
+    lines span every block of the loop."""
     body = [(fn.instrs[i], infos[i]) for i in lp.instrs]
+    hot = [(fn.instrs[i], infos[i]) for i in lp.path]
     per = Counts()
     mix = Counter()
-    user_vector, llvm_bits = 0, 0
-    for ins, info in body:
+    for ins, info in hot:
         add(per, info)
         mix[mix_key(ins, info)] += 1
+    user_vector, llvm_bits = 0, 0
+    for ins, info in body:
         if info.vector and facts.is_vector_line(ins.line):
             user_vector += 1
         elif _vectorised(ins, info):
             llvm_bits = max(llvm_bits, info.width)
     src = [ins.line for ins, _ in body if ins.line is not None]
-    chain, chain_text = carried_chain([ins for ins, _ in body], arm)
+    chain, chain_text = carried_chain([ins for ins, _ in hot], arm)
     moved = per.bytes_loaded + per.bytes_stored
     report = LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
                         header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,
-                        elements_per_iteration=_elements(body, elem, facts),
+                        elements_per_iteration=_elements(hot, elem, facts),
                         bottleneck=machine.classify(per.flops, moved, chain), mix=dict(mix),
                         cycles=machine.cycles(per.flops, moved, chain), chain=chain_text,
                         llvm_vector_bits=llvm_bits)
@@ -168,20 +172,7 @@ def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None
     elements of the array the source line accesses (`vmovdqu` of a u8 array
     moves 16 elements, not 4); without one, the mnemonic's element type, else
     the function's (plain register loads like `ldr q1` have none)."""
-    steps: dict[str, int] = {}
-    for ins, _ in body:
-        m, ops = ins.mnemonic, ins.operands
-        sign = -1 if m.startswith("sub") else 1
-        if m in ("addq", "addl", "subq", "subl") and len(ops) == 2 and ops[0].startswith("$"):
-            reg, imm = ops[1].lstrip("%"), ops[0][1:]  # AT&T: add $imm, %reg
-        elif m in ("add", "sub") and len(ops) == 3 and ops[0] == ops[1] and ops[2].startswith("#"):
-            reg, imm = ops[0], ops[2][1:]  # AArch64: add xN, xN, #imm
-        else:
-            continue
-        try:
-            steps[reg] = steps.get(reg, 0) + sign * int(imm, 0)
-        except ValueError:
-            continue
+    steps = register_steps(body)
     best = None
     for ins, info in body:
         if not info.vector or not (info.loads or info.stores):
@@ -202,8 +193,6 @@ def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None
             else:
                 continue
             best = max(best or 0, abs(bytes_) // size)
-        for reg, bump in _ARM_POST.findall(text):
-            best = max(best or 0, int(bump) // size)
         for reg in _ARM_BASE.findall(text):
             if reg in steps:
                 best = max(best or 0, abs(steps[reg]) // size)
@@ -211,6 +200,68 @@ def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None
             if reg in steps:
                 best = max(best or 0, abs(steps[reg]) * (1 << int(shift or 0)) // size)
     return best
+
+
+_GPR32 = {"eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx", "esi": "rsi", "edi": "rdi", "ebp": "rbp"}
+_X86_LEA = re.compile(r"^(-?\d*)\(%(\w+)\)$")
+_X86_NO_WRITE = ("cmp", "test", "bt", "j", "push", "prefetch", "nop")
+
+
+def _gpr(op: str) -> str | None:
+    """A general-purpose register by its 64-bit name (%r9d -> r9, w8 -> x8), else None."""
+    name = op.lstrip("%")
+    if name in _GPR32:
+        return _GPR32[name]
+    if re.fullmatch(r"r(ax|bx|cx|dx|si|di|bp|\d+)", name):
+        return name
+    if re.fullmatch(r"r\d+[dwb]", name):
+        return name[:-1]
+    if re.fullmatch(r"[xw]\d+", name):
+        return "x" + name[1:]
+    return None
+
+
+def register_steps(body) -> dict[str, int]:
+    """How far each register advances per iteration: its value at the back
+    edge as (its value at the top + a constant), followed through additions
+    of immediates, inc/dec, lea, register moves and AArch64 post-indexed
+    addressing (LLVM often counts with a copy: `leaq 16(%r9), %r10; addq $32,
+    %r9; ...; movq %r10, %r9` advances r9 by 16)."""
+    val: dict[str, tuple[str, int] | None] = {}
+
+    def get(r):
+        return val.get(r, (r, 0))
+
+    def shift(dst, src, by):
+        o = get(src)
+        val[dst] = (o[0], o[1] + by) if o else None
+
+    for ins, _ in body:
+        m, ops = ins.mnemonic, ins.operands
+        try:
+            if m[:3] in ("add", "sub") and len(ops) == 2 and ops[0].startswith("$") and _gpr(ops[1]):
+                shift(_gpr(ops[1]), _gpr(ops[1]), int(ops[0][1:], 0) * (-1 if m.startswith("sub") else 1))
+            elif m[:3] in ("inc", "dec") and len(ops) == 1 and _gpr(ops[0]):
+                shift(_gpr(ops[0]), _gpr(ops[0]), -1 if m.startswith("dec") else 1)
+            elif m in ("leaq", "leal") and len(ops) == 2 and _X86_LEA.match(ops[0]) and _gpr(ops[1]):
+                imm, src = _X86_LEA.match(ops[0]).groups()
+                shift(_gpr(ops[1]), _gpr(src), int(imm or 0))
+            elif m in ("movq", "movl", "mov") and len(ops) == 2 and _gpr(ops[0]) and _gpr(ops[1]):
+                dst, src = (ops[1], ops[0]) if ops[0].startswith("%") else (ops[0], ops[1])
+                val[_gpr(dst)] = get(_gpr(src))
+            elif m in ("add", "sub", "adds", "subs") and len(ops) == 3 and ops[2].startswith("#") and _gpr(ops[0]):
+                shift(_gpr(ops[0]), _gpr(ops[1]), int(ops[2][1:], 0) * (-1 if m.startswith("sub") else 1))
+            elif _ARM_POST.search(", ".join(ops)):  # ldr q1, [x11], #16
+                base, bump = _ARM_POST.search(", ".join(ops)).groups()
+                shift(base, base, int(bump))
+            elif ops and not m.startswith(_X86_NO_WRITE + ("st", "cb", "tb", "b")):
+                x86 = any(op.startswith(("%", "$")) or "(%" in op for op in ops)
+                dst = _gpr(ops[-1]) if x86 else _gpr(ops[0])  # AT&T writes the last operand, AArch64 the first
+                if dst:
+                    val[dst] = None  # written some other way: its step is unknown
+        except ValueError:
+            continue
+    return {r: o[1] for r, o in val.items() if o and o[0] == r and o[1]}
 
 
 def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector: list[int]) -> None:

@@ -47,7 +47,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
                             f"{lp.first_line}-{lp.last_line}: fewer live vectors (accumulators, unrolling) "
                             "would keep it in registers", lp.header_line))
         per = lp.per_iteration
-        compute = sum(1 for ins, info in body if _computes(ins, info))
+        compute = sum(1 for i in found.path if _computes(fn_asm.instrs[i], infos[i]))
         if lp.role == "main" and per.loads > machine.load_ports \
                 and per.loads / machine.load_ports > max(compute, 1) / 2:
             out.append(Hint("load-ports", f"the loop at lines {lp.first_line}-{lp.last_line} issues {per.loads} "
@@ -58,7 +58,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
     main_loop = next((lp for lp in fr.loops if lp.role == "main"), None)
     if main_loop is not None:
         found = loops[fr.loops.index(main_loop)]
-        body = [(fn_asm.instrs[i], infos[i]) for i in found.instrs]
+        body = [(fn_asm.instrs[i], infos[i]) for i in found.path]
         mem = sum(1 for _, info in body if info.loads or info.stores)
         work = sum(1 for ins, info in body if _computes(ins, info))
         if mem > work:
