@@ -6,7 +6,7 @@ every block that reaches u without passing h. (A jump backwards from a block
 LLVM placed after a loop, e.g. a preheader, is not a back edge.)"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .asm import AsmFunction
 from .classify import Info
@@ -21,7 +21,7 @@ class Loop:
     instrs: list[int]  # indices of every instruction in the loop, sorted
     latch: int  # index of the back-edge branch
     depth: int = 0
-    path: list[int] = None  # the iteration LLVM laid out as likely: header to back edge by fall-through
+    path: list[int] = field(default_factory=list)  # one iteration as LLVM laid it out (likely path)
 
 
 def _blocks(fn: AsmFunction, infos: list[Info], arm: bool) -> tuple[list[tuple[int, int]], list[list[int]]]:
