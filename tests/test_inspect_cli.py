@@ -145,7 +145,7 @@ def test_json(tmp, capsys):
     (loop,) = fn["loops"]
     assert loop["role"] == "main" and loop["elements_per_iteration"] == 8
     assert loop["per_iteration"]["bytes_loaded"] + loop["per_iteration"]["bytes_stored"] == 128
-    assert loop["bottleneck"] in ("memory-bound", "compute-bound", "mixed")
+    assert loop["bottleneck"] in ("memory-bound", "compute-bound", "mixed", "latency-bound")
     # per line, keyed by the line number as a string
     store = fn["lines"]["7"]
     assert store["line"] == 7 and store["counts"]["fma"] == 1 and store["counts"]["stores"] == 1

@@ -192,43 +192,37 @@ SAXPY = src("""
 
 
 def test_tail_scalar_roles():
-    """The body loop is main; LLVM vectorises the scalar tail into a 4x8 loop,
-    a 4-wide loop and a scalar remainder: three tails."""
+    """The body loop is main; the scalar tail stays one scalar loop (codegen
+    tells LLVM not to vectorise or unroll it: it runs at most step-1 times)."""
     report = inspect(SAXPY, "k.ea", AVX2)
     fr = report.functions[0]
-    assert [lp.role for lp in fr.loops] == ["main", "tail", "tail", "tail"]
-    assert "  loops:                4 (1 main, 3 tail)" in render_text(report).splitlines()
+    assert [lp.role for lp in fr.loops] == ["main", "tail"]
+    assert "  loops:                2 (1 main, 1 tail)" in render_text(report).splitlines()
     assert all(lp.depth == 0 for lp in fr.loops)
     body, tail = line_of(SAXPY, "store(y"), line_of(SAXPY, "tail scalar")
-    main = fr.loops[0]
+    main, scalar = fr.loops
     assert main.first_line <= body <= main.last_line
-    for lp in fr.loops[1:]:
-        assert lp.first_line <= tail <= lp.last_line
+    assert scalar.first_line <= tail <= scalar.last_line
+    assert fr.auto_vectorised == [] and scalar.llvm_vector_bits == 0
 
 
 def test_tail_scalar_per_iteration():
     fr = only(SAXPY, AVX2)
-    main, wide, narrow, _scalar = fr.loops
+    main, scalar = fr.loops
     # main: movq, vmovups, vfmadd213ps (mem), vmovups store, addq, addq, cmpq, jbe
     assert (main.per_iteration.instructions, main.per_iteration.vector) == (8, 3)
     assert (main.per_iteration.loads, main.per_iteration.stores, main.per_iteration.fma) == (2, 1, 1)
     assert main.elements_per_iteration == 8
-    # the vectorised tail: 4 x (vmovups, vfmadd213ps, vmovups) on ymm, 32 elements
-    assert (wide.per_iteration.fma, wide.per_iteration.loads, wide.per_iteration.stores) == (4, 8, 4)
-    assert mnemonics(wide.mix, "vfmadd", "ymm") == 4
-    assert wide.elements_per_iteration == 32
-    assert narrow.per_iteration.fma == 1 and mnemonics(narrow.mix, "vfmadd", "xmm") == 1
-    assert narrow.elements_per_iteration == 4
+    # the tail: vmovss, vfmadd213ss (mem), vmovss store, incq, cmpq, jne
+    assert (scalar.per_iteration.fma, scalar.per_iteration.loads, scalar.per_iteration.stores) == (1, 2, 1)
+    assert scalar.per_iteration.vector == 0 and scalar.elements_per_iteration is None
 
 
 def test_scalar_tail_loop_is_only_its_own_instructions():
     """The scalar remainder is
-        .LBB0_16: vmovss (%rdi,%r9,4), %xmm1; vfmadd213ss (%rsi,%r9,4), %xmm0, %xmm1
-                  vmovss %xmm1, (%rsi,%r9,4); incq %r9; cmpq %r9, %rax; jne .LBB0_16
-        .LBB0_17: vzeroupper; retq
-        .LBB0_15: addq %r8, %rdx; movq %rdx, %r9; jmp .LBB0_16
-    The `jmp .LBB0_16` from the block placed after the return enters the loop;
-    it is not a back edge, so the loop has 6 instructions on lines 3-4."""
+        .LBB0_5: vmovss (%rdi,%rcx,4), %xmm1; vfmadd213ss (%rsi,%rcx,4), %xmm0, %xmm1
+                 vmovss %xmm1, (%rsi,%rcx,4); incq %rcx; cmpq %rcx, %rax; jne .LBB0_5
+    6 instructions on lines 2-3, none of the main loop's or the return's."""
     fr = only(SAXPY, AVX2)
     scalar = fr.loops[-1]
     p = scalar.per_iteration
@@ -323,16 +317,22 @@ def test_aarch64_fmla_counts():
     assert fr.lines[line_of(FMA4, "store(out")].counts.fma == 1
 
 
-def test_aarch64_tail_scalar_fma_and_pointer_bumps():
+def test_aarch64_tail_scalar_fma():
     """saxpy with f32x4 on AArch64: fmla (vector) and fmadd (scalar tail) are
-    FMAs. The vectorised tail reads with `ldp q1, q4, [x12, #-16]` and bumps
-    its pointers with `add x11, x11, #32`: 8 f32 elements per iteration."""
+    FMAs; the tail is one scalar loop."""
     text = SAXPY.replace("f32x8", "f32x4").replace("step 8", "step 4")
     fr = only(text, ARM)
-    assert fr.counts.fma == 4
-    assert [lp.role for lp in fr.loops] == ["main", "tail", "tail"]
-    main, wide, scalar = fr.loops
-    assert main.elements_per_iteration == 4
-    assert mnemonics(wide.mix, "fmla") == 2 and wide.per_iteration.bytes_loaded == 64
+    assert fr.counts.fma == 2
+    assert [lp.role for lp in fr.loops] == ["main", "tail"]
+    main, scalar = fr.loops
+    assert main.elements_per_iteration == 4 and mnemonics(main.mix, "fmla") == 1
     assert scalar.per_iteration.fma == 1 and scalar.per_iteration.vector == 0
-    assert wide.elements_per_iteration == 8
+
+
+def test_aarch64_pointer_bumps():
+    """The step-1 kernel, vectorised by LLVM: `ldp q0, q1, [x10, #-16]`, and the
+    pointers bumped with `add x10, x10, #32`: 8 f32 elements per iteration."""
+    fr = only(STEP1, ARM)
+    lp = main_loop(fr)
+    assert mnemonics(lp.mix, "fadd") == 2 and lp.per_iteration.bytes_loaded == 32
+    assert lp.elements_per_iteration == 8

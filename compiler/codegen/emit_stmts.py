@@ -3,6 +3,7 @@ registers), structured control flow, returns."""
 from __future__ import annotations
 
 from llvmlite import ir
+from llvmlite.ir.values import MDValue
 
 from ..syntax import ast as A
 from ..typesys import model as T
@@ -71,13 +72,36 @@ class StmtEmitter:
         self.builder.cbranch(self.expr(s.cond), body_bb, end_bb)
         self.builder.position_at_end(body_bb)
         self.block(s.body)
-        self._latch(cond_bb, unroll)
+        self._latch(cond_bb, unroll, self._scalar_tail_md(s))
         self.builder.position_at_end(end_bb)
 
-    def _latch(self, header: ir.Block, unroll: int | None) -> None:
+    def _scalar_tail_md(self, s: A.While) -> ir.Value | None:
+        """Loop metadata for the loop a kernel's `tail scalar` desugars to.
+        It runs at most step-1 times, so LLVM must not vectorise, interleave
+        or unroll it: left alone, LLVM made a 4x-unrolled vector loop with
+        runtime checks of it, 3-4x the machine code of the whole kernel and
+        slower for fewer than 16 leftover elements (bench/scalar_tail_bench.py)."""
+        kernel = self.func.origin
+        if not (s.synthetic and kernel is not None and kernel.tail == "scalar" and kernel.tail_body is not None
+                and s.span == kernel.tail_body.span):
+            return None
+        module = self.module
+        no_vectorize = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                            ir.Constant(ir.IntType(1), 0)])
+        no_unroll = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+        # A loop ID is a node that names itself (LangRef, `llvm.loop`); LLVM
+        # reads a self-referencing node as distinct. Not cached: it is unique.
+        loop_id = MDValue(module, [], name=str(len(module.metadata)))
+        loop_id.operands = (loop_id, no_vectorize, no_unroll)
+        return loop_id
+
+    def _latch(self, header: ir.Block, unroll: int | None, loop_md: ir.Value | None = None) -> None:
         """The back edge. `unroll(N)` is a hint only: like the reference
         compiler we leave unrolling to LLVM's heuristics (LANGUAGE.md §4)."""
-        self._branch(header)
+        if not self.builder.block.is_terminated:
+            br = self.builder.branch(header)
+            if loop_md is not None:
+                br.set_metadata("llvm.loop", loop_md)
 
     def _foreach(self, s: A.ForEach, unroll: int | None = None) -> None:
         start = self.expr(s.start, T.I32)

@@ -28,6 +28,7 @@ from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
 from .render import render_text
+from .source import source_facts
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
@@ -66,6 +67,7 @@ def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | No
     machine = machine_for(options, bandwidth_gbs)
     funcs = {f.name: f for f in analysis.desugared.items if isinstance(f, A.Func)}
     classify = classifier(arm)
+    facts = source_facts(analysis.desugared)
     reports: list[FunctionReport] = []
     for fn in parse(module.asm(), arm):
         infos = [classify(ins) for ins in fn.instrs]
@@ -75,8 +77,8 @@ def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | No
             span = func.origin.body.span
             body = range(span.line + 1, span.end_line)  # inside the braces
         loops = natural_loops(fn, infos, arm)
-        report = analyse(fn, infos, machine, loops, body)
-        report.hints = hints_for(report, func, fn, infos, loops, machine, arm)
+        report = analyse(fn, infos, machine, loops, body, facts, arm)
+        report.hints = hints_for(report, func, fn, infos, loops, machine, arm, facts)
         reports.append(report)
     emitted = {r.name for r in reports}
     for func in funcs.values():

@@ -6,7 +6,7 @@ every block that reaches u without passing h. (A jump backwards from a block
 LLVM placed after a loop, e.g. a preheader, is not a back edge.)"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .asm import AsmFunction
 from .classify import Info
@@ -21,6 +21,7 @@ class Loop:
     instrs: list[int]  # indices of every instruction in the loop, sorted
     latch: int  # index of the back-edge branch
     depth: int = 0
+    path: list[int] = field(default_factory=list)  # one iteration as LLVM laid it out (likely path)
 
 
 def _blocks(fn: AsmFunction, infos: list[Info], arm: bool) -> tuple[list[tuple[int, int]], list[list[int]]]:
@@ -42,6 +43,25 @@ def _blocks(fn: AsmFunction, infos: list[Info], arm: bool) -> tuple[list[tuple[i
             out.append(k + 1)
         succs.append(out)
     return blocks, succs
+
+
+def _likely_path(h: int, body: set[int], blocks, succs) -> list[int]:
+    """Blocks of one iteration along the layout LLVM chose: from the header,
+    the fall-through successor while it stays in the loop, else the branch
+    target, until the header comes round again. LLVM places the likely
+    successor next, so a cold path (e.g. the misaligned side of a
+    stream_store) is left out."""
+    path, b, seen = [], h, set()
+    while b not in seen:
+        seen.add(b)
+        path.append(b)
+        inside = [s for s in succs[b] if s in body]
+        if not inside:
+            break
+        b = b + 1 if b + 1 in inside else inside[0]
+        if b == h:
+            break
+    return path
 
 
 def natural_loops(fn: AsmFunction, infos: list[Info], arm: bool) -> list[Loop]:
@@ -81,7 +101,8 @@ def natural_loops(fn: AsmFunction, infos: list[Info], arm: bool) -> list[Loop]:
     loops = []
     for h, (body, latch) in sorted(bodies.items()):
         instrs = sorted(i for b in body for i in range(blocks[b][0], blocks[b][1] + 1))
-        loops.append(Loop(blocks[h][0], instrs, blocks[latch][1]))
+        path = [i for b in _likely_path(h, body, blocks, succs) for i in range(blocks[b][0], blocks[b][1] + 1)]
+        loops.append(Loop(blocks[h][0], instrs, blocks[latch][1], path=path))
     for lp in loops:
         members = set(lp.instrs)
         lp.depth = sum(1 for other in loops if other is not lp and lp.header in set(other.instrs)

@@ -10,6 +10,7 @@ from .classify import Info
 from .cfg import Loop
 from .machine import Machine
 from .model import FunctionReport, Hint
+from .source import SourceFacts
 
 _WIDER = {128: ("f32x8/i32x8", "AVX2"), 256: ("f32x16/i32x16", "AVX-512")}
 _MOVES = ("mov", "vmov", "vbroadcast", "vpbroadcast", "ld", "st", "dup")
@@ -17,17 +18,19 @@ _CONTROL = ("cmp", "test", "inc", "dec", "lea", "add", "sub", "nop")
 
 
 def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info], loops: list[Loop],
-              machine: Machine, arm: bool) -> list[Hint]:
+              machine: Machine, arm: bool, facts: SourceFacts | None = None) -> list[Hint]:
     out: list[Hint] = []
     line = func.name_span.line if func is not None else None
     c = fr.counts
     if fr.exported and c.vector == 0 and (fr.loops or func is not None and func.origin is not None):
         out.append(Hint("no-vector", "no vector instructions \u2014 consider using SIMD types (f32x4, f32x8)", line))
     main = next((lp for lp in fr.loops if lp.role == "main"), None)
-    width = max((k.per_iteration.vector and _loop_width(fn_asm, infos, k) for k in fr.loops), default=0) \
-        or fr.width_bits
+    width = fr.width_bits  # what the user wrote; LLVM's vectorised tails do not count
     if c.vector and not arm and width and width < machine.vector_bits and width in _WIDER:
         types, isa = _WIDER[width]
+        if fr.width_type and fr.width_type.split("x")[0] not in ("f32", "i32"):
+            elem, lanes = fr.width_type.split("x")  # the type written, twice as wide: u8x16 -> u8x32
+            types = f"{elem}x{2 * int(lanes) * width // _type_bits(fr.width_type)}"
         out.append(Hint("narrow-vectors", f"using {width}-bit vectors \u2014 {types} may double throughput on {isa}",
                         main.first_line if main else line))
     if func is not None and func.origin is not None and func.origin.step <= 2 and machine.vector_bits >= 128:
@@ -44,8 +47,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
                             f"{lp.first_line}-{lp.last_line}: fewer live vectors (accumulators, unrolling) "
                             "would keep it in registers", lp.header_line))
         per = lp.per_iteration
-        # arithmetic, scalar or vector (an FMA with a folded load is both)
-        compute = sum(1 for ins, info in body if info.flops or (info.vector and not ins.mnemonic.startswith(_MOVES)))
+        compute = sum(1 for i in found.path if _computes(fn_asm.instrs[i], infos[i]))
         if lp.role == "main" and per.loads > machine.load_ports \
                 and per.loads / machine.load_ports > max(compute, 1) / 2:
             out.append(Hint("load-ports", f"the loop at lines {lp.first_line}-{lp.last_line} issues {per.loads} "
@@ -56,13 +58,65 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
     main_loop = next((lp for lp in fr.loops if lp.role == "main"), None)
     if main_loop is not None:
         found = loops[fr.loops.index(main_loop)]
-        body = [(fn_asm.instrs[i], infos[i]) for i in found.instrs]
+        body = [(fn_asm.instrs[i], infos[i]) for i in found.path]
         mem = sum(1 for _, info in body if info.loads or info.stores)
-        work = sum(1 for ins, info in body if not (info.loads or info.stores) and info.branch_to is None
-                   and not ins.mnemonic.startswith(_CONTROL))
+        work = sum(1 for ins, info in body if _computes(ins, info))
         if mem > work:
             out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {work} compute ops "
                             "\u2014 kernel may be bandwidth-bound", main_loop.header_line))
+        if main_loop.bottleneck == "latency-bound" and main_loop.chain:
+            cyc = main_loop.cycles
+            out.append(Hint("latency-chain", f"the loop at lines {main_loop.first_line}-{main_loop.last_line} "
+                            f"waits on a chain through {main_loop.chain} (about {cyc['latency']:g} cycles per "
+                            f"iteration; its memory traffic needs about {cyc['memory']:g}): independent "
+                            "accumulators would overlap the chains", main_loop.header_line))
+    if facts is not None:
+        out += _stream_stores(fn_asm, infos, facts)
+    return out
+
+
+def _type_bits(name: str) -> int:
+    elem, lanes = name.split("x")
+    return int(elem[1:]) * int(lanes)
+
+
+def _computes(ins, info: Info) -> bool:
+    """Arithmetic, scalar or vector, with or without a memory operand: an FMA
+    with a folded load is both a load and a compute op. Data moves, loop
+    control and branches are not."""
+    if info.branch_to is not None:
+        return False
+    if info.flops or info.fma:
+        return True
+    m = ins.mnemonic
+    if m.startswith(_MOVES) or m.startswith(("prefetch", "prfm", "push", "pop", "ret", "vzeroupper")):
+        return False
+    return info.vector or not m.startswith(_CONTROL)
+
+
+_NONTEMPORAL = ("movnt", "vmovnt", "stnp")
+
+
+def _stream_stores(fn_asm, infos: list[Info], facts: SourceFacts) -> list[Hint]:
+    """Which store each stream_store line compiled to. On x86 a vector
+    stream_store tests its address (codegen/lower/memaccess.py); the hint says
+    what the machine code does, read from the stores on the line."""
+    out = []
+    for line, size in sorted(facts.stream_stores.items()):
+        stores = [ins for ins, info in zip(fn_asm.instrs, infos) if ins.line == line and info.stores]
+        if not stores:
+            continue
+        nt = sorted({ins.mnemonic for ins in stores if ins.mnemonic.startswith(_NONTEMPORAL)})
+        plain = sorted({ins.mnemonic for ins in stores if not ins.mnemonic.startswith(_NONTEMPORAL)})
+        if nt and plain:
+            text = (f"stream_store: non-temporal ({', '.join(nt)}) when the address is {size}-byte aligned, "
+                    f"plain store ({', '.join(plain)}) otherwise")
+        elif nt:
+            text = f"stream_store: non-temporal ({', '.join(nt)}) at any address"
+        else:
+            text = (f"stream_store: plain store ({', '.join(plain)}) \u2014 LLVM emitted no non-temporal "
+                    "store for this address form on this target")
+        out.append(Hint("stream-store", text, line))
     return out
 
 
@@ -81,12 +135,6 @@ def _gathers(func, fn_asm, infos) -> list[Hint]:
                     return [Hint(e.name, f"{e.name} compiles to one memory access per lane on this CPU; "
                                  "contiguous loads/stores are much faster when the data allows", e.span.line)]
     return []
-
-
-def _loop_width(fn_asm, infos, lp) -> int:
-    return max((info.width for ins, info in zip(fn_asm.instrs, infos)
-                if info.vector and ins.line is not None and lp.first_line is not None
-                and lp.first_line <= ins.line <= (lp.last_line or 0)), default=0)
 
 
 def _source_hints(func: A.Func, fr: FunctionReport) -> list[Hint]:

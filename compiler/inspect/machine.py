@@ -2,7 +2,15 @@
 
 Peak vector FLOP per cycle assumes two FMA pipes; sustained memory traffic
 is 8 bytes per cycle (about 25 GB/s at 3 GHz, what `make bench` measures on
-the development machine) unless a measured bandwidth is given."""
+the development machine) unless a measured bandwidth is given.
+
+A loop's class compares three estimates of its cycles per iteration:
+memory (bytes / bytes per cycle), compute (flops / peak) and latency (the
+longest loop-carried dependency chain, latency.py). When the chain takes at
+least as long as both others the loop is `latency-bound`: neither faster
+memory nor more arithmetic units would speed it up, only independent chains
+(more accumulators). Otherwise the roofline decides between
+`memory-bound`, `compute-bound` and `mixed`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,8 +29,17 @@ class Machine:
     def peak_flops_per_cycle(self) -> float:
         return self.fma_pipes * (self.vector_bits // 32) * 2  # f32 lanes, FMA = 2 flops
 
-    def classify(self, flops: int, bytes_moved: int) -> str:
-        """Roofline: arithmetic intensity against the ridge point."""
+    def cycles(self, flops: int, bytes_moved: int, chain: int = 0) -> dict[str, float]:
+        """Estimated cycles per iteration by each limit."""
+        return {"memory": round(bytes_moved / self.bytes_per_cycle, 2),
+                "compute": round(flops / self.peak_flops_per_cycle, 2), "latency": float(chain)}
+
+    def classify(self, flops: int, bytes_moved: int, chain: int = 0) -> str:
+        """Latency first (see above), then the roofline: arithmetic
+        intensity against the ridge point."""
+        est = self.cycles(flops, bytes_moved, chain)
+        if chain and est["latency"] >= max(est["memory"], est["compute"]):
+            return "latency-bound"
         if bytes_moved == 0:
             return "compute-bound"
         intensity = flops / bytes_moved

@@ -33,8 +33,28 @@ class LoopReport:
     depth: int
     per_iteration: Counts
     elements_per_iteration: int | None
-    bottleneck: str  # "memory-bound", "compute-bound" or "mixed"
+    bottleneck: str  # "memory-bound", "compute-bound", "mixed" or "latency-bound"
     mix: dict[str, int] = field(default_factory=dict)  # mnemonic -> count per iteration
+    cycles: dict[str, float] = field(default_factory=dict)  # estimated cycles/iteration: memory, compute, latency
+    chain: str | None = None  # the longest loop-carried chain, e.g. "ymm0: vmaxps -> vmovaps"
+    llvm_vector_bits: int = 0  # widest vector LLVM made of scalar source code in this loop
+
+
+@dataclass
+class AutoVector:
+    """A loop whose scalar source code LLVM vectorised (the user wrote no vector type there)."""
+    role: str
+    first_line: int | None
+    last_line: int | None
+    width_bits: int
+    width_type: str | None
+
+    @property
+    def text(self) -> str:
+        """`tail at lines 17-18 vectorised by LLVM to 512-bit (f32x16)`"""
+        lines = f" at lines {self.first_line}-{self.last_line}" if self.first_line else ""
+        width = f"{self.width_bits}-bit" + (f" ({self.width_type})" if self.width_type else "")
+        return f"{self.role}{lines} vectorised by LLVM to {width}"
 
 
 @dataclass
@@ -50,19 +70,25 @@ class FunctionReport:
     name: str
     exported: bool
     counts: Counts
-    width_bits: int
-    width_type: str | None  # e.g. "f32x8"
+    width_bits: int  # widest vector register of the code the user wrote with vector types
+    width_type: str | None  # the source's widest vector type there, e.g. "f32x8"
     loops: list[LoopReport]
     registers: list[str]
     hints: list[Hint]
     lines: dict[int, LineReport]
     inlined_into: list[str] = field(default_factory=list)  # private functions live in their callers
+    auto_vectorised: list[AutoVector] = field(default_factory=list)
 
     @property
     def vector_width(self) -> str | None:
         if not self.width_bits:
             return None
         return f"{self.width_bits}-bit ({self.width_type})" if self.width_type else f"{self.width_bits}-bit"
+
+    @property
+    def tail_note(self) -> str | None:
+        """What LLVM did to scalar code, e.g. `tail at lines 17-18 vectorised by LLVM to 512-bit (f32x16)`."""
+        return "; ".join(a.text for a in self.auto_vectorised) or None
 
 
 @dataclass
@@ -75,5 +101,6 @@ class InspectReport:
         data = asdict(self)
         for fn, src in zip(data["functions"], self.functions):
             fn["vector_width"] = src.vector_width
+            fn["llvm_vectorised"] = src.tail_note
             fn["lines"] = {str(k): v for k, v in fn["lines"].items()}
         return data

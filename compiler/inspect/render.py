@@ -19,6 +19,8 @@ def _function(fr: FunctionReport) -> list[str]:
         out.append(f"  FMA operations:       {c.fma}")
     if fr.vector_width:
         out.append(f"  vector width:         {fr.vector_width}")
+    for auto in fr.auto_vectorised:  # scalar source code LLVM vectorised, apart from the width written
+        out.append(f"  scalar code:          {auto.text}")
     n = len(fr.loops)
     top = [lp for lp in fr.loops if lp.depth == 0]
     tails = sum(1 for lp in top if lp.role == "tail")

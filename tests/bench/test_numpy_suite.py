@@ -84,7 +84,7 @@ def test_run_results_statistics_and_progress(tmp_path):
         assert 0 < r.p10_ns <= r.median_ns <= r.p90_ns
         assert r.gbps == pytest.approx(16 * r.size / r.median_ns)
         assert r.speedup == pytest.approx(r.ref_median_ns / r.median_ns)
-        assert r.bottleneck in ("memory-bound", "compute-bound", "mixed")
+        assert r.bottleneck in ("memory-bound", "compute-bound", "mixed", "latency-bound")
         assert r.bandwidth_fraction is None
     assert events[-1].done == events[-1].total == 3  # compile + two sizes
     assert [e.result.key for e in events if e.result] == ["fma[4K]", "fma[1000]"]

@@ -8,7 +8,8 @@ from textual.widgets import Static
 
 from compiler.inspect.model import FunctionReport
 
-_BOTTLENECK_STYLE = {"memory-bound": "$text-warning", "compute-bound": "$text-success", "mixed": "$text-accent"}
+_BOTTLENECK_STYLE = {"memory-bound": "$text-warning", "compute-bound": "$text-success", "mixed": "$text-accent",
+                     "latency-bound": "$text-error"}
 _LOOP_HEADER = "loop  role    lines    instrs  vector  loads  stores  fma  bytes/iter  elems/iter  bottleneck"
 
 

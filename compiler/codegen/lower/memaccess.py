@@ -80,14 +80,35 @@ def _scatter(em, call, want):
 
 
 def _stream_store(em, call, want):
+    """A non-temporal store that never faults. x86's movntps/movntdq fault
+    unless the address is aligned to the full vector size, and NumPy data
+    (a slice, a large array) is often only 16- or 4-byte aligned. LLVM does
+    not help: an under-aligned `!nontemporal` store becomes one 8-byte movnti
+    per quarter vector. So on x86 a vector stream_store tests the address:
+    aligned, the full-width non-temporal store; otherwise a plain store,
+    which is what any cache-friendly store loop does. The test costs one
+    predictable branch; when the index steps by whole vectors, LLVM reduces
+    it to a test of the base pointer's low bits. AArch64's stnp and x86's
+    movnti (scalars) accept any address: one store at element alignment."""
     ptr_t = call.args[0].ty
     vt = call.args[2].ty
     addr = element_address(em, call.args[0], call.args[1], ptr_t.pointee)
     value = em.expr(call.args[2])
-    # Vectors: aligned to the full vector size, which is what lets x86 pick
-    # movnt* (misaligned addresses fault, INTRINSICS.md §10); scalars: natural size.
-    store = em.builder.store(value, addr, align=max(vt.bits // 8, 1))
-    store.set_metadata("nontemporal", em.module.add_metadata([const_int(1)]))
+    natural = max(ptr_t.pointee.bits // 8, 1)
+    nontemporal = em.module.add_metadata([const_int(1)])
+    if not isinstance(vt, T.Vector) or is_arm(em):
+        em.builder.store(value, addr, align=natural).set_metadata("nontemporal", nontemporal)
+        return
+    size = vt.bits // 8
+    bld = em.builder
+    i64 = ir.IntType(64)
+    misalignment = bld.and_(bld.ptrtoint(addr, i64), ir.Constant(i64, size - 1))
+    aligned = bld.icmp_unsigned("==", misalignment, ir.Constant(i64, 0))
+    with bld.if_else(aligned, likely=True) as (fast, plain):
+        with fast:
+            bld.store(value, addr, align=size).set_metadata("nontemporal", nontemporal)
+        with plain:
+            bld.store(value, addr, align=natural)
 
 
 def _fence_nt(em, call, want):
