@@ -17,6 +17,7 @@ import importlib.util
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ FENCE = re.compile(r"^```(\S*)(.*)$")
 def _generator():
     spec = importlib.util.spec_from_file_location("gen_intrinsics", DOCS / "gen_intrinsics.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
 
