@@ -160,3 +160,38 @@ def test_guide_block(block: Block, tmp_path: Path):
             f"{block.id}: `ea k.ea` failed:\n{built.stderr}"
     for line in block.expected:
         assert line in report.splitlines(), f"{block.id}: missing line {line!r} in:\n{report}"
+
+
+# ---- links between the pages -------------------------------------------------
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+    return {_anchor(m.group(1)) for m in re.finditer(r"^#+ (.+)$", text, flags=re.M)}
+
+
+def test_anchor_rule():
+    assert _anchor("How wide is `load`?") == "how-wide-is-load"
+    assert _anchor("`ea inspect`") == "ea-inspect"
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
+def test_links_resolve(page: Path):
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        assert dest.exists(), f"{page.relative_to(ROOT)}: broken link {target}"
+        assert dest.resolve().is_relative_to(DOCS), f"{page.relative_to(ROOT)}: {target} leaves docs/"
+        if anchor:
+            assert anchor in _anchors(dest), f"{page.relative_to(ROOT)}: no heading for #{anchor} in {path}"
