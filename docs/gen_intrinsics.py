@@ -67,6 +67,124 @@ INTROS = {
     "gather/scatter": "Indexed loads and stores: each lane has its own index.",
 }
 
+# One example per family, compiled by tests/test_docs.py like every ```ea block of the guide.
+EXAMPLES = {
+    "memory": """\
+// Copy 16 floats as two f32x8 vectors; print the first element
+export func copy16(src: *f32, dst: *mut f32) {
+    let a: f32x8 = load(src, 0)
+    store(dst, 0, a)
+    store(dst, 8, load_f32x8(src, 8))
+    println(dst[0])
+}
+""",
+    "arithmetic": """\
+// Distance of 4 points from the origin, clamped to [0, limit]
+export func dist4(x: *f32, y: *f32, limit: f32, out: *mut f32) {
+    let vx: f32x4 = load(x, 0)
+    let vy: f32x4 = load(y, 0)
+    let d: f32x4 = sqrt(fma(vx, vx, vy .* vy))
+    store(out, 0, min(d, splat(limit)))
+}
+""",
+    "reduction": """\
+// Largest absolute value of 8 floats
+export func peak8(p: *f32) -> f32 {
+    let v: f32x8 = load(p, 0)
+    return reduce_max(abs(v))
+}
+""",
+    "lanes": """\
+// Reverse 4 lanes, keep the larger of each pair, and build a vector from scalars
+export func lanes_demo(p: *f32, out: *mut f32) {
+    let v: f32x4 = load(p, 0)
+    let r: f32x4 = shuffle(v, [3, 2, 1, 0])
+    let m: f32x4 = select(v .> r, v, r)
+    let s: f32x4 = f32x4_from_scalars(p[0], p[1], 0.0, 0.0)
+    store(out, 0, m .+ s)
+}
+""",
+    "conversion": """\
+// Bytes to floats scaled to [0, 1], and a scalar conversion
+export func bytes_to_unit(px: *u8, out: *mut f32) {
+    let b: u8x16 = load(px, 0)
+    let f: f32x4 = widen_u8_f32x4(b)
+    store(out, 0, f ./ splat(255.0))
+    out[4] = to_f32(px[4]) / 255.0
+}
+""",
+    "integer dot product": """\
+// x86-64: 16 u8 x i8 products summed into 4 i32 lanes
+export func dot16(a: *u8, b: *i8) -> i32 {
+    let va: u8x16 = load(a, 0)
+    let vb: i8x16 = load(b, 0)
+    let ones: i16x8 = splat(1)
+    return reduce_add(madd_i16(maddubs_i16(va, vb), ones))
+}
+""",
+    "saturating arithmetic": """\
+// Brighten 16 pixels without wrapping past 255
+export func brighten(px: *u8, out: *mut u8, amount: u8) {
+    let v: u8x16 = load(px, 0)
+    store(out, 0, sat_add_u8x16(v, splat(amount)))
+}
+""",
+    "half precision": """\
+// Half floats stored as i16 bit patterns, doubled through f32
+export func double_halves(src: *i16, dst: *mut i16) {
+    let h: i16x8 = load(src, 0)
+    let f: f32x8 = cvt_f16_f32(h)
+    store(dst, 0, cvt_f32_f16(f .+ f))
+}
+""",
+    "polynomial approximation": """\
+// A fast sigmoid, 1 / (1 + e^-x), on 8 lanes
+export func sigmoid8(x: *f32, out: *mut f32) {
+    let v: f32x8 = load(x, 0)
+    let neg: f32x8 = splat(0.0) .- v
+    let one: f32x8 = splat(1.0)
+    store(out, 0, one ./ (one .+ exp_poly_f32(neg)))
+}
+""",
+    "prefetch": """\
+// Sum with a read hint 256 elements ahead
+export func sum_prefetch(p: *f32, n: i32) -> f32 {
+    let mut acc: f32x8 = splat(0.0)
+    let mut i: i32 = 0
+    while i + 8 <= n {
+        prefetch(p, i + 256)
+        acc = acc .+ load(p, i)
+        i = i + 8
+    }
+    return reduce_add(acc)
+}
+""",
+    "streaming stores and fences": """\
+// Fill a large buffer without pulling it into the cache
+export kernel fill(dst: *mut f32, value: f32)
+    over i in n step 8
+    tail scalar { dst[i] = value }
+{
+    let v: f32x8 = splat(value)
+    stream_store(dst, i, v)
+}
+""",
+    "masked memory": """\
+// Add 1 to the first count (at most 8) elements, touching nothing after them
+export func bump_first(p: *mut f32, count: i32) {
+    let v: f32x8 = load_masked(p, 0, count)
+    store_masked(p, 0, v .+ splat(1.0), count)
+}
+""",
+    "gather/scatter": """\
+// Look up 8 table entries by index
+export func lookup8(table: *f32, idx: *i32, out: *mut f32) {
+    let i: i32x8 = load(idx, 0)
+    store(out, 0, gather(table, i))
+}
+""",
+}
+
 X86 = "x86_64-unknown-linux-gnu"
 ARM = "aarch64-unknown-linux-gnu"
 FLAGS = {"x86": ["avx512"], "arm": ["dotprod", "i8mm", "fp16"]}
@@ -80,10 +198,10 @@ def families() -> dict[str, list[Intrinsic]]:
     grouped: dict[str, list[Intrinsic]] = {}
     for intr in TABLE.values():
         grouped.setdefault(intr.family, []).append(intr)
-    missing = [f for f in grouped if f not in INTROS]
+    missing = [f for f in grouped if f not in INTROS or f not in EXAMPLES]
     if missing:
-        raise SystemExit(f"gen_intrinsics: no introduction for famil{'y' if len(missing) == 1 else 'ies'} "
-                         f"{', '.join(missing)}; add one to INTROS in docs/gen_intrinsics.py")
+        raise SystemExit(f"gen_intrinsics: no introduction or example for "
+                         f"{', '.join(missing)}; add them to INTROS and EXAMPLES in docs/gen_intrinsics.py")
     return grouped
 
 
@@ -204,7 +322,8 @@ def family_page(family: str, members: list[Intrinsic]) -> str:
     title = family[0].upper() + family[1:]
     return (HEADER.format(cmd=COMMAND) + f"\n# {title} intrinsics\n\n{INTROS[family]}\n\n"
             f"{count} entr{'y' if count == 1 else 'ies'}. Notation and the target columns are explained "
-            f"in the [index](README.md).\n\n{TABLE_HEAD}\n" + "\n".join(rows) + "\n")
+            f"in the [index](README.md).\n\n{TABLE_HEAD}\n" + "\n".join(rows) + "\n"
+            f"\n## Example\n\n```ea\n{EXAMPLES[family]}```\n")
 
 
 def index_page(grouped: dict[str, list[Intrinsic]]) -> str:
