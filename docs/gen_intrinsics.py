@@ -329,8 +329,10 @@ def family_page(family: str, members: list[Intrinsic]) -> str:
 def index_page(grouped: dict[str, list[Intrinsic]]) -> str:
     lines = [HEADER.format(cmd=COMMAND), "# Intrinsics by family", "",
              f"The compiler knows {len(TABLE)} named intrinsics plus the `load_<T>x<N>` family. "
-             "Intrinsic names are not reserved words, but a call to one of these names means the "
-             "intrinsic (see [Language](../language.md#functions)).", "",
+             "Each family page has a table of its intrinsics and a compiled example. Intrinsic names "
+             "are not reserved words (see [Names shared with intrinsics]"
+             "(../diagnostics.md#names-shared-with-intrinsics)); names that were removed or renamed are "
+             "listed in [Diagnostics](../diagnostics.md#removed-and-renamed-intrinsics).", "",
              "| Family | Intrinsics |", "|---|---|"]
     for family, members in grouped.items():
         names = ", ".join(f"`{i.name}`" for i in members)
@@ -339,8 +341,8 @@ def index_page(grouped: dict[str, list[Intrinsic]]) -> str:
         lines.append(f"| [{family}]({slug(family)}.md) | {names} |")
     lines += ["", "## Reading the tables", "",
               "- `TxN` is a vector of N lanes of element type T; `FV` a vector of `f32` or `f64` lanes; "
-              "`int` any integer type (an integer literal is fine); `imm a..=b` an integer literal (or "
-              "constant expression) in that range, checked at compile time.",
+              "`int` any integer type (an integer literal is fine); `imm a..=b` an integer known at compile "
+              "time (a literal, a constant, or an expression of them) in that range.",
               "- A signature whose result is `TxN` with N not fixed by the arguments (`load`, `splat`, "
               "`load_masked`) takes N from the expected type and defaults to 4 lanes; see "
               "[Kernels](../kernels.md#how-wide-is-load).",
