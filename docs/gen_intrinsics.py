@@ -24,7 +24,7 @@ from compiler.intrinsics import TABLE, memory  # noqa: E402
 from compiler.intrinsics.table import Intrinsic, type_named  # noqa: E402
 from compiler.options import Options  # noqa: E402
 from compiler.typesys import model as T  # noqa: E402
-from compiler.typesys.vectors import VECTORS, target_error  # noqa: E402
+from compiler.typesys.vectors import target_error  # noqa: E402
 
 OUT = ROOT / "docs" / "intrinsics"
 COMMAND = "python docs/gen_intrinsics.py"
@@ -299,15 +299,15 @@ def _row(intr: Intrinsic) -> str:
 
 
 def _load_width_row() -> str:
+    """The `load_<T>x<N>` family is matched by a pattern, not listed in TABLE."""
     elems = re.search(r"\(([a-z0-9|]+)\)", memory._LOAD_WIDTH.pattern).group(1).split("|")
     sample = memory.load_width("load_f32x8")
     assert sample is not None
-    sig = f"load_<T>x<N>(*T, int) -> TxN"
-    doc = (f"`load` with the width in the name, e.g. `load_f32x8`, `load_u8x32`: "
-           f"{_md(sample.doc).replace('8 consecutive f32', 'N consecutive T')} "
-           f"T is one of {', '.join(f'`{e}`' for e in elems)} and must be the pointer's element type; "
-           "N is any lane count the target accepts.")
-    return f"| `load_<T>x<N>` | `{_md(sig)}` | {doc} | yes (no `f16`, no 64-bit vectors) | up to 128 bits; `f16` with `--fp16` | {sample.since} |"
+    doc = ("`load` with the width in the name, e.g. `load_f32x8`, `load_u8x32`: N consecutive T elements "
+           f"from ptr[index]. T is one of {', '.join(f'`{e}`' for e in elems)} and must be the pointer's "
+           "element type; N is any lane count of a vector type the target accepts.")
+    return (f"| `load_<T>x<N>` | `load_<T>x<N>(*T, int) -> TxN` | {doc} | yes (no `f16`, no 64-bit vectors) "
+            f"| up to 128 bits; `f16` with `--fp16` | {sample.since} |")
 
 
 TABLE_HEAD = ("| Intrinsic | Signatures | What it does | x86-64 | AArch64 | Since |\n"
