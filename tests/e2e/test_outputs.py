@@ -94,19 +94,23 @@ export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8
 }
 """
 
-# TOOLCHAIN.md §3, verbatim.
+# TOOLCHAIN.md §3, verbatim, except two deliberate differences (README, "Bindings"): the
+# default library name lib<stem>.so, and the extension field "min_lengths" (the arrays the
+# loops index by their variable up to a length parameter).
 SPEC_JSON = """{
   "library": "libimg.so",
   "exports": [
     {
       "name": "hist16",
       "args": [{"name": "px", "type": "*u8", "direction": "in", "cap": null, "count": null}, {"name": "len", "type": "i32", "direction": "in", "cap": null, "count": null}, {"name": "bins", "type": "*mut i32", "direction": "out", "cap": "16", "count": null}],
-      "return_type": null
+      "return_type": null,
+      "min_lengths": {"px": "len"}
     },
     {
       "name": "gain",
       "args": [{"name": "src", "type": "*restrict f32", "direction": "in", "cap": null, "count": null}, {"name": "dst", "type": "*mut f32", "direction": "in", "cap": null, "count": null}, {"name": "g", "type": "f32", "direction": "in", "cap": null, "count": null}, {"name": "n", "type": "i32", "direction": "in", "cap": null, "count": null}],
-      "return_type": null
+      "return_type": null,
+      "min_lengths": {"src": "n", "dst": "n"}
     }
   ],
   "structs": [
