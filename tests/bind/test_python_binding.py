@@ -289,10 +289,9 @@ def _array(a, name, dtype, writes):
         raise ValueError(f"{name}: the kernel writes this array but it is read-only")
 
 
-def _at_least(a, name, n, bound):
+def _too_short(a, name, n, bound):
     """The kernel indexes `a` by its loop variable up to `bound`: shorter is out of bounds."""
-    if a.size < n:
-        raise ValueError(f"{name}: expected at least {n} elements ({bound} = {n}), got {a.size}")
+    raise ValueError(f"{name}: expected at least {n} elements ({bound} = {n}), got {a.size}")
 
 
 def _empty(count, dtype):
@@ -356,9 +355,11 @@ def hist(px: _np.ndarray, *, len: int | None = None) -> _np.ndarray:
     _array(px, 'px', _np.uint8, False)
     if len is None:
         len = px.size
-    len = _int(len, 'len', -2147483648, 2147483647)
+    else:
+        len = _int(len, 'len', -2147483648, 2147483647)
     bins = _empty(int(16), _np.int32)
-    _at_least(px, 'px', len, 'len')
+    if px.size < len:
+        _too_short(px, 'px', len, 'len')
     _lib.hist(_ptr(px), _ct.c_int32(int(len)), _ptr(bins))
     return bins
 '''
