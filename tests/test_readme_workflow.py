@@ -44,6 +44,7 @@ def test_readme_workflow_runs_as_documented(tmp_path):
             pytest.skip(f"README block needs {', '.join(missing)}:\n{code}")
         script = f"cd {ROOT}\n{ACTIVATE}\ncd {tmp_path}\nset -e\n{code}"
         done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"README block failed:\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+        assert done.returncode == 0, \
+            f"README block failed:\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
         if expected is not None:
             assert done.stdout == expected, f"README block printed other output:\n{code}"

@@ -204,7 +204,7 @@ class _Gen:
         params = ", ".join(_py(a.name) for a in e.visible + lengths)
         lines += [f"class {cls}(_torch.autograd.Function):",
                   f'    """Forward-only autograd function of `{e.name}`."""', "",
-                  "    @staticmethod", f"    def forward({', '.join(['ctx'] + [_py(a.name) for a in e.visible + lengths])}):"]
+                  "    @staticmethod", f"    def forward(ctx, {params}):" if params else "    def forward(ctx):"]
         body = self.forward_body(e, fn)
         lines += ["        " + line if line else "" for line in body]
         lines += ["", "    @staticmethod", "    def backward(ctx, *grads):",

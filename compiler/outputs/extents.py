@@ -2,7 +2,8 @@
 `kernel ... over i in n` (or a function's top-level `for i in 0..n` /
 `foreach (i in 0..n)`, `n` a parameter) indexes by its loop variable itself
 (`p[i]`, `load(p, i)`, `store(p, i, v)` and every other `(ptr, index, ...)`
-intrinsic) — the code touches `p[i]` for every `i` the loop visits, up to `n`. Bindings check exactly these lengths (an array that is too short would be
+intrinsic) — the code touches `p[i]` for every `i` the loop visits, up to `n`.
+Bindings check exactly these lengths (an array that is too short would be
 read or written out of bounds) and no others: an array passed beside them
 (a lookup table, a matrix of `k * k` entries) may have any length.
 
