@@ -74,7 +74,9 @@ class Kernel:
         if name.startswith("__") or self.__dict__.get("_source") is None:
             raise AttributeError(name)
         file = self._source.name
-        defined = name in _defined_functions(self._source)
+        if "_defined" not in self.__dict__:  # parsed once, on the first miss
+            self._defined = _defined_functions(self._source)
+        defined = name in self._defined
         why = (f"'{name}' is defined but not exported; add `export` before its `func`/`kernel`" if defined
                else f"exported: {', '.join(self._names)}" if self._names else "the file exports nothing")
         raise AttributeError(f"'{file}' has no exported function '{name}': {why}")
@@ -142,12 +144,14 @@ def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = Fal
     return kernel
 
 
-def _warn(entry: Path, path: Path) -> None:
-    """The compiler's warnings, and a file Python cannot call anything of."""
+def _warn(entry: Path, path: Path, exports: bool = True) -> None:
+    """The compiler's warnings, and (`exports`) a file Python cannot call anything of."""
     recorded = entry / "warnings.txt"
     text = recorded.read_text() if recorded.exists() else ""
     for message in filter(None, text.split("\0")):
         warnings.warn(message.rstrip(), CompileWarning, stacklevel=3)
+    if not exports:
+        return
     api = parse_api((entry / f"{path.stem}.ea.json").read_text(), path.stem)
     if not api.exports:
         warnings.warn(f"'{path.name}' exports no function: nothing can be called from Python; "
@@ -187,6 +191,7 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
         raise FileNotFoundError(f"no such Eä source: {path}")
     opts = _options(target, opt_level, avx512)
     entry = _build(path, opts)
+    _warn(entry, path, exports=False)
     if emit_asm or emit_llvm:
         from .driver import compile_source
         _, module = compile_source(path.read_bytes(), str(path), opts)

@@ -98,6 +98,9 @@ def test_compiler_warnings_reach_python_warnings(tmp_path):
         assert category == "CompileWarning" and filename == "<string>"  # points at the caller
         assert message.startswith(f"{tmp_path / 'w.ea'}:2:19  warning[type]: intrinsic 'sat_add' is deprecated")
         assert "sat_add(load_u8x16(a, 0)" in message  # the rendered source line
+    done = run("import warnings, ea\nwarnings.simplefilter('error')\nea.compile('w.ea', lib=False)", tmp_path)
+    assert done.returncode == 1  # ea.compile() warns too: an error under `simplefilter('error')`
+    assert "CompileWarning: " in done.stderr and "'sat_add' is deprecated" in done.stderr
 
 
 def test_a_file_without_export(tmp_path):
