@@ -325,3 +325,11 @@ def test_wrapper_shapes_in_generated_text(built):
     particles = (built / "particles.rs").read_text()
     assert "pub fn step(ps: *mut super::Particle, n: i32, dt: f32);" in particles
     assert "pub fn step(ps: &mut [Particle], dt: f32) {" in particles
+
+
+def test_header_below_cpp20_stops_with_a_clear_error(built):
+    (built / "old.cpp").write_text('#include "bufs.hpp"\nint main() { return 0; }\n')
+    done = run(["g++", "-std=c++17", "-fsyntax-only", "old.cpp"], built, check=False)
+    assert done.returncode != 0
+    assert "#error \"bufs.hpp needs C++20 (std::span): compile with -std=c++20 or newer\"" in done.stderr
+    assert done.stderr.count("error:") == 1, done.stderr  # the only message: no cascade from std::span

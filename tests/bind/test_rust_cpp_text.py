@@ -79,7 +79,7 @@ GOLDEN_HPP = """\
 
 #if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L
 #error "img.hpp needs C++20 (std::span): compile with -std=c++20 or newer"
-#endif
+#else  // the rest only under C++20, so the #error is the only message
 
 #include <cstddef>
 #include <cstdint>
@@ -120,6 +120,8 @@ float dot(const float* a, const float* b, int32_t n);
 }
 
 } // namespace ea
+
+#endif
 """
 
 
