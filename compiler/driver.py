@@ -108,7 +108,10 @@ def _build(req: BuildRequest) -> int:
 
 
 def _build_lib(req: BuildRequest, analysis: Analysis, obj: bytes, stem: str, names: list[str]) -> int:
-    lib = req.out or f"{stem}.so"
+    # `lib<stem>.so`, not the reference's `<stem>.so`: a `<stem>.so` beside the
+    # `<stem>.py` that `ea bind --python` writes would shadow it on `import <stem>`,
+    # and the linker resolves `-l<stem>` / Rust's `#[link(name = "<stem>")]` as lib<stem>.so.
+    lib = req.out or f"lib{stem}.so"
     folder = Path(lib).parent
     if not folder.is_dir():
         raise OSError(2, "No such file or directory", str(folder))

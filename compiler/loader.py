@@ -8,6 +8,12 @@ is needed. Its functions are the generated Python binding (`ea bind
 the same. The cache key covers the source text, compiler version, options
 and CPU; entries are written to a temporary folder and renamed into place,
 so processes loading the same kernel at once never see a partial entry.
+
+Compiler warnings reach Python's `warnings` as `CompileWarning` (also when
+the entry comes from the cache); a `CompileError`'s `str()` carries the
+rendered diagnostics. A file without `export` loads with a warning, and
+asking it for a function that exists but is not exported is an
+AttributeError saying to add `export`.
 """
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 
 from . import __version__
@@ -30,19 +37,24 @@ _LOADED: dict[tuple, "Kernel"] = {}
 
 
 class CompileError(RuntimeError):
-    """The source does not compile; `stderr` has the diagnostics."""
+    """The source does not compile; `stderr` has the diagnostics, which `str()` includes."""
 
     def __init__(self, message: str, stderr: str = "", exit_code: int = 1):
-        super().__init__(message)
+        super().__init__(f"{message}\n{stderr.rstrip()}" if stderr.strip() else message)
         self.stderr = stderr
         self.exit_code = exit_code
+
+
+class CompileWarning(UserWarning):
+    """A warning of the Eä compiler (the rendered diagnostic is the message)."""
 
 
 class Kernel:
     """A loaded Eä file: one callable per export."""
 
-    def __init__(self, stem: str, namespace: dict, engine):
+    def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None):
         self._stem = stem
+        self._source = source
         self._engine = engine  # keeps the JIT-compiled code alive
         self._names = list(namespace["__all__"])
         for name in self._names:
@@ -56,6 +68,26 @@ class Kernel:
 
     def __dir__(self):
         return self._names
+
+    def __getattr__(self, name: str):
+        # only called for names that are not attributes: say why the function is missing
+        if name.startswith("__") or self.__dict__.get("_source") is None:
+            raise AttributeError(name)
+        file = self._source.name
+        if "_defined" not in self.__dict__:  # parsed once, on the first miss
+            self._defined = _defined_functions(self._source)
+        defined = name in self._defined
+        why = (f"'{name}' is defined but not exported; add `export` before its `func`/`kernel`" if defined
+               else f"exported: {', '.join(self._names)}" if self._names else "the file exports nothing")
+        raise AttributeError(f"'{file}' has no exported function '{name}': {why}")
+
+
+def _defined_functions(path: Path) -> set[str]:
+    from .analysis import analyze
+    from .syntax import ast as A
+    result = analyze(path.read_bytes(), str(path))
+    program = result.desugared or result.ast
+    return {f.name for f in program.items if isinstance(f, A.Func)} if program is not None else set()
 
 
 def _options(target: str, opt_level: int, avx512: bool) -> Options:
@@ -84,6 +116,8 @@ def _build(path: Path, opts: Options) -> Path:
                            render_all(analysis.diagnostics, analysis.source, str(path)))
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=entry.parent))
+    found = [d for d in analysis.diagnostics if d.severity == "warning"]
+    (tmp / "warnings.txt").write_text("\0".join(render_all([d], analysis.source, str(path)) for d in found))
     (tmp / f"{path.stem}.o").write_bytes(module.object())
     (tmp / f"{path.stem}.ea.json").write_text(metadata_text(f"lib{path.stem}.so", analysis.desugared))
     try:
@@ -104,9 +138,24 @@ def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = Fal
     if hit is not None:
         return hit
     entry = _build(path, opts)
+    _warn(entry, path)
     kernel = _jit(entry, path.stem, opts, str(path))
     _LOADED[(entry, path.stat().st_mtime_ns)] = kernel
     return kernel
+
+
+def _warn(entry: Path, path: Path, exports: bool = True) -> None:
+    """The compiler's warnings, and (`exports`) a file Python cannot call anything of."""
+    recorded = entry / "warnings.txt"
+    text = recorded.read_text() if recorded.exists() else ""
+    for message in filter(None, text.split("\0")):
+        warnings.warn(message.rstrip(), CompileWarning, stacklevel=3)
+    if not exports:
+        return
+    api = parse_api((entry / f"{path.stem}.ea.json").read_text(), path.stem)
+    if not api.exports:
+        warnings.warn(f"'{path.name}' exports no function: nothing can be called from Python; "
+                      "add `export` before the functions to call", CompileWarning, stacklevel=3)
 
 
 def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
@@ -129,7 +178,7 @@ def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
     code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec",
                             dont_inherit=True)
     exec(code, namespace)
-    return Kernel(stem, namespace, engine)
+    return Kernel(stem, namespace, engine, Path(source))
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",
@@ -142,6 +191,7 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
         raise FileNotFoundError(f"no such Eä source: {path}")
     opts = _options(target, opt_level, avx512)
     entry = _build(path, opts)
+    _warn(entry, path, exports=False)
     if emit_asm or emit_llvm:
         from .driver import compile_source
         _, module = compile_source(path.read_bytes(), str(path), opts)
@@ -158,7 +208,7 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
             _run_cc(["-shared", str(entry / f"{path.stem}.o"), "-o", str(tmp), "-lm"],
                     "linking the shared library failed")
         except BuildFailed as err:
-            raise CompileError(f"Compilation failed: {path.name}", str(err)) from None
+            raise CompileError(f"Compilation failed: {path.name}", f"error[codegen]: {err}") from None
         os.replace(tmp, library)
     return library
 
@@ -172,4 +222,5 @@ def clear_cache(path=None) -> None:
 
 
 def compiler_version() -> str:
+    """The compiler's version (what `ea --version` prints, without `ea `): it runs in-process."""
     return __version__

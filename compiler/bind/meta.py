@@ -58,6 +58,8 @@ class Export:
     name: str
     args: list[Arg]
     ret: str | None
+    # extension: pointer -> the length parameter it provably has at least as many elements as
+    min_lengths: dict[str, str] = field(default_factory=dict)
 
     @property
     def visible(self) -> list[Arg]:
@@ -87,19 +89,22 @@ class Api:
     structs: list[Struct] = field(default_factory=list)
 
 
-def collapse(args: list[Arg]) -> None:
+def collapse(args: list[Arg], min_lengths: dict[str, str] | None = None) -> None:
     """§4.1: a length argument after a pointer is filled from the element
     count of the nearest preceding pointer, an allocated output included,
-    unless that output's cap is computed from this very length."""
+    unless that output's cap is computed from this very length. Extension:
+    when the metadata says which arrays a kernel indexes up to this length
+    (`min_lengths`), the nearest of those — a lookup table passed last must
+    not decide how many elements the kernel processes."""
     pointers: list[Arg] = []
     for a in args:
         if a.is_pointer:
             pointers.append(a)
         elif a.name in LENGTH_NAMES and a.type in LENGTH_TYPES:
-            for p in reversed(pointers):
-                if not (p.auto_out and re.search(rf"\b{re.escape(a.name)}\b", p.cap)):
-                    a.collapsed_from = p.name
-                    break
+            usable = [p for p in pointers if not (p.auto_out and re.search(rf"\b{re.escape(a.name)}\b", p.cap))]
+            indexed = [p for p in usable if (min_lengths or {}).get(p.name) == a.name]
+            if indexed or usable:
+                a.collapsed_from = (indexed or usable)[-1].name
 
 
 def parse_api(text: str, stem: str) -> Api:
@@ -119,11 +124,14 @@ def parse_api(text: str, stem: str) -> Api:
             if "name" not in a or "type" not in a:
                 raise BindError('missing "name" in arg' if "name" not in a else 'missing "type" in arg')
             args.append(Arg(a["name"], a["type"], a.get("direction", "in") == "out", a.get("cap"), a.get("count")))
-        collapse(args)
-        exports.append(Export(e["name"], args, e.get("return_type")))
+        extents = e.get("min_lengths") or {}
+        if not (isinstance(extents, dict) and all(isinstance(v, str) for v in extents.values())):
+            raise BindError('"min_lengths" must map argument names to length argument names')
+        collapse(args, extents)
+        exports.append(Export(e["name"], args, e.get("return_type"), extents))
     structs = [Struct(s["name"], [(f["name"], f["type"]) for f in s.get("fields", [])])
                for s in data.get("structs", [])]
-    return Api(stem, data.get("library", f"{stem}.so"), exports, structs)
+    return Api(stem, data.get("library", f"lib{stem}.so"), exports, structs)
 
 
 def read_api(source: str) -> Api:

@@ -1,11 +1,16 @@
 """The statements every wrapper runs before calling the kernel, in an order
-where each name exists before a `cap` expression uses it: collapsed lengths
-(with the length checks of the pointers they govern) and allocated outputs.
-Shared by the Python, Rust and C++ generators."""
+where each name exists before a `cap` expression uses it: collapsed lengths,
+allocated outputs, then the length checks that are provable (metadata
+`min_lengths`: arrays a kernel indexes by its loop variable up to its bound).
+Shared by the Python, Rust and C++ generators.
+
+No other length is checked: beside its indexed arrays a kernel may take a
+table or a `k * k` matrix of any length (the reference's loader accepts
+such calls; so do we)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .meta import Arg, BindError, Export
 
@@ -15,12 +20,12 @@ _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 @dataclass
 class Step:
     """One statement before the call: bind a collapsed length (`kind ==
-    "length"`, filled from `source`, then `checks` must have the length of
-    `source`) or allocate an auto-output (`kind == "alloc"`)."""
+    "length"`, filled from the element count of `source`), allocate an
+    auto-output (`kind == "alloc"`), or check that the array `arg` has at
+    least `source` elements, `source` being the kernel's bound (`kind == "check"`)."""
     kind: str
     arg: Arg
     source: Arg | None = None
-    checks: list[Arg] = field(default_factory=list)
 
 
 def cap_names(cap: str) -> set[str]:
@@ -31,21 +36,14 @@ def cap_names(cap: str) -> set[str]:
 def prologue(export: Export) -> list[Step]:
     """Lengths, length checks and allocations in an order where every name is
     bound before a `cap` uses it: lengths read from caller-supplied pointers
-    first, then each output followed by the lengths read from it.
-
-    The pointers a collapsed length governs are the caller-supplied ones
-    between the previous collapsed length and itself (its source included);
-    all must have the same number of elements."""
+    first, then each output followed by the lengths read from it; the
+    provable length checks last, when every length is bound."""
     args = export.args
     by_name = {a.name: a for a in args}
-    steps, prev = {}, -1
-    for i, a in enumerate(args):
+    steps = {}
+    for a in args:
         if a.collapsed_from is not None:
-            source = by_name[a.collapsed_from]
-            group = [p for p in args[prev + 1:i]
-                     if p.is_pointer and not p.auto_out and p is not source]
-            steps[a.name] = Step("length", a, source, group)
-            prev = i
+            steps[a.name] = Step("length", a, by_name[a.collapsed_from])
         elif a.auto_out:
             steps[a.name] = Step("alloc", a)
     lengths = {n for n, s in steps.items() if s.kind == "length"}
@@ -69,6 +67,9 @@ def prologue(export: Export) -> list[Step]:
         pending.remove(step)
         done.add(step.arg.name)
         order.append(step)
+    for name, bound in export.min_lengths.items():
+        if name in by_name and bound in by_name:
+            order.append(Step("check", by_name[name], by_name[bound]))
     return order
 
 

@@ -27,7 +27,8 @@ def run_bind(args: list[str]) -> int:
             needs = getattr(gen, "NEEDS_METADATA", True)  # --cmake works from the source alone
             if needs and api is None:
                 api = read_api(source)
-            files = gen.generate(api if needs else None, source)
+            extra = {"cpp": "--cpp" in flags} if flag == "--cmake" else {}  # a C++ CMake project
+            files = gen.generate(api if needs else None, source, **extra)
         except BindError as err:
             lines = str(err).splitlines()
             if lines[0].startswith(("cannot read", "'")):

@@ -1,11 +1,13 @@
 """The `.ea.json` metadata written with `--lib` (TOOLCHAIN.md §3), in the
 reference writer's exact layout: 2-space indent, one object per export,
-args on one line."""
+args on one line. One extension: `"min_lengths"` after `"return_type"` for
+a kernel whose loop variable indexes some of its arrays (`extents.py`)."""
 from __future__ import annotations
 
 import json
 
 from ..syntax import ast as A
+from .extents import min_lengths
 
 
 def _arg(p: A.Param) -> dict:
@@ -23,8 +25,13 @@ def metadata_text(library: str, program: A.Program) -> str:
         for k, f in enumerate(exports):
             args = ", ".join(dump(_arg(p)) for p in f.params)
             ret = dump(A.type_text(f.ret)) if f.ret is not None else "null"
-            lines += ["    {", f'      "name": {dump(f.name)},', f'      "args": [{args}],',
-                      f'      "return_type": {ret}', "    }" + ("," if k + 1 < len(exports) else "")]
+            lines += ["    {", f'      "name": {dump(f.name)},', f'      "args": [{args}],']
+            extents = min_lengths(f)
+            if extents:  # extension (README, "Metadata"): arrays provably indexed up to a bound
+                lines += [f'      "return_type": {ret},', f'      "min_lengths": {dump(extents)}']
+            else:
+                lines.append(f'      "return_type": {ret}')
+            lines.append("    }" + ("," if k + 1 < len(exports) else ""))
         lines.append("  ],")
     else:
         lines += ['  "exports": [', "  ],"]
