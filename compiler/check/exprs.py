@@ -3,7 +3,7 @@ structs and vectors, and calls."""
 from __future__ import annotations
 
 from .. import intrinsics
-from ..diagnostics import Suggestion
+from ..diagnostics import Label, Suggestion
 from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import LITERAL_SUFFIXES, VECTORS
@@ -167,8 +167,10 @@ class ExprChecker(OperatorChecker):
     # ---- calls ----
     def _call(self, e: A.Call, expected):
         name = e.name
-        intr = None if (name == "abs" and name in self.funcs) else intrinsics.lookup(name)
+        intr = intrinsics.resolve_call(name, name in self.funcs)
         if intr is not None:
+            if name in self.funcs:
+                self.warn_intrinsic_wins(e)
             return self.intrinsic_call(intr, e, expected)
         infos = self.funcs.get(name)
         if infos is None:
@@ -196,6 +198,18 @@ class ExprChecker(OperatorChecker):
                 self.type_error(msg + (f". Use {conv}() to convert" if conv else ""), e.args[i].span,
                                 "argument-type", suggestions=self.convert_fix(e.args[i], conv) if conv else [])
         return info.ret
+
+    def warn_intrinsic_wins(self, e: A.Call) -> None:
+        """A call by the name of both an intrinsic and a user function calls the
+        intrinsic (INTRINSICS.md §0.1): legal, but rarely what the author meant."""
+        decl = self.funcs[e.name][0].node
+        shadowable = " or ".join(f"'{n}'" for n in sorted(intrinsics.SHADOWABLE))
+        self.sink.warning(
+            "type", "intrinsic-call", f"this calls the intrinsic '{e.name}', not the function '{e.name}' "
+            f"declared at line {decl.name_span.line}: calls resolve to intrinsics before user functions",
+            e.name_span, labels=[Label(decl.name_span, "not called by this name")],
+            notes=[f"only {shadowable} can be shadowed by a user function; to call yours, rename it "
+                   f"(it stays exported as '{e.name}' until you do)"])
 
     def intrinsic_call(self, intr, e: A.Call, expected) -> T.Type:
         c = CallCheck(self, intr, e, expected)
