@@ -66,6 +66,22 @@ class CallCheck:
             self.arg(i, peer)
         return [self.arg(i) for i in range(self.nargs)]
 
+    def signature_args(self, sigs: list[tuple[list[T.Type], T.Type]]) -> list[T.Type]:
+        """Type the arguments of a fixed-signature call: the others first, then
+        the context-typed ones with their parameter type in the one signature
+        the others (and the expected result) fit. An extension of §5.6, as
+        `peer_args`: `madd_i16(x, splat(1))` takes i16x8 ones from x."""
+        ctx = [i for i in range(self.nargs) if is_ctx_call(self.nodes[i])]
+        rest = [i for i in range(self.nargs) if i not in ctx]
+        known = {i: self.arg(i) for i in rest}
+        fits = [(params, ret) for params, ret in sigs if len(params) == self.nargs
+                and all(T.compatible(known[i], params[i]) for i in rest)]
+        if len(fits) > 1 and self.expected is not None:
+            fits = [f for f in fits if f[1] is self.expected]
+        for i in ctx:
+            self.arg(i, fits[0][0][i] if len(fits) == 1 else None)
+        return [self.arg(i) for i in range(self.nargs)]
+
     def arg_span(self, i: int):
         return self.nodes[i].span
 

@@ -3,6 +3,7 @@ structs and vectors, and calls."""
 from __future__ import annotations
 
 from .. import intrinsics
+from ..intrinsics.migrations import migration
 from ..diagnostics import Label, Suggestion
 from ..syntax import ast as A
 from ..typesys import model as T
@@ -174,8 +175,11 @@ class ExprChecker(OperatorChecker):
             return self.intrinsic_call(intr, e, expected)
         infos = self.funcs.get(name)
         if infos is None:
-            for a in e.args:
-                self.expr(a)
+            types = [self.expr(a) for a in e.args]
+            m = migration(name)
+            if m is not None:
+                self.report_migration(m, e, types)
+                return T.ERROR
             if name in self.undefined_funcs:
                 return T.ERROR
             self.undefined_funcs.add(name)
@@ -222,10 +226,24 @@ class ExprChecker(OperatorChecker):
             if message:
                 self.target_error(message, e.span)
         if intr.deprecated:
-            self.sink.warning("type", "deprecated", f"intrinsic '{intr.name}' is deprecated since "
-                              f"{intr.deprecated}" + (f" \u2014 {intr.advice}" if intr.advice else ""),
-                              e.name_span)
+            self.report_migration(migration(intr.name), e, [c.arg(i) for i in range(c.nargs)])
         return result
+
+    def report_migration(self, m, e: A.Call, types: list[T.Type]) -> None:
+        """A call of a removed or renamed intrinsic (error) or of a deprecated
+        one (warning), with the documented replacement as the quick fix."""
+        text = None
+        if not any(t.is_error for t in types):
+            text = m.fix([self.source.text_of(a.span) for a in e.args], types)
+        sugg = []
+        if text is not None:
+            sugg = [Suggestion(e.span, text, f"replace with {text}") if m.whole_call
+                    else Suggestion(e.name_span, text, f"use {text}")]
+        notes = [m.note] if m.note else []
+        if m.deprecated:
+            self.sink.warning("type", "deprecated", m.message(), e.name_span, suggestions=sugg, notes=notes)
+        else:
+            self.type_error(m.message(), e.name_span, f"{m.status}-intrinsic", suggestions=sugg, notes=notes)
 
     def convert_fix(self, e: A.Expr, conv: str | None) -> list[Suggestion]:
         if not conv:

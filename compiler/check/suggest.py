@@ -1,6 +1,7 @@
 """'Did you mean' suggestions and conversion hints."""
 from __future__ import annotations
 
+from ..intrinsics.migrations import migration
 from ..typesys import model as T
 
 
@@ -27,7 +28,11 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    """The closest candidate within distance 2 (1 for names of <= 3 chars)."""
+    """The closest candidate within distance 2 (1 for names of <= 3 chars).
+    Never for a removed or renamed intrinsic: its near names have other
+    semantics, and the migration table says what replaces it."""
+    if migration(name) is not None:
+        return None
     limit = 1 if len(name) <= 3 else 2
     best = None
     best_d = limit + 1

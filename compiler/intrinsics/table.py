@@ -72,7 +72,7 @@ def fixed(name: str, sigs: list[tuple[tuple[str, ...], str]]) -> Rule:
             n = arities[0]
             plural = "argument" if n == 1 else "arguments"
             return c.fail(f"{name} expects {n} {plural}: {listing}", code="intrinsic-arity")
-        actual = c.args()
+        actual = c.signature_args(typed)
         if any(a.is_error for a in actual):
             return T.ERROR
         for params, ret in typed:
