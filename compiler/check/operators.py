@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..diagnostics import Suggestion
 from ..syntax import ast as A
 from ..typesys import model as T
+from .suggest import conversion
 
 ARITH = frozenset("+ - * / %".split())
 COMPARE = frozenset("== != < > <= >=".split())
@@ -88,8 +89,8 @@ class OperatorChecker:
             return lt
         return self.type_error(f"mismatched types in binary operation: {lt} and {rt}", b.span,
                                "mismatched-types",
-                               notes=[f"there are no implicit conversions; convert one side, e.g. to_{lt}(...)"]
-                               if lt.name in ("i32", "i64", "f32", "f64") else [])
+                               notes=[f"there are no implicit conversions; convert one side, e.g. {conversion(lt)}(...)"]
+                               if conversion(lt) else [])
 
     def _dotted(self, b: A.Binary, lt: T.Type, rt: T.Type) -> T.Type:
         op = b.op

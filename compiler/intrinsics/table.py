@@ -37,6 +37,11 @@ class Intrinsic:
     def core(self) -> bool:
         return self.since.startswith("CORE")
 
+    @property
+    def extension(self) -> bool:
+        """Not in the reference compiler (documented in the README's Extensions)."""
+        return self.since.startswith("extension")
+
     def snippet(self) -> str:
         """An LSP snippet: `fma(${1:a}, ${2:b}, ${3:c})`."""
         inner = ", ".join(f"${{{i + 1}:{p}}}" for i, p in enumerate(self.params))
