@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..syntax import ast as A
 from ..typesys import model as T
+from . import widths
 from .consteval import ConstError, evaluate
 
 
@@ -82,6 +83,31 @@ class CallCheck:
             self.arg(i, fits[0][0][i] if len(fits) == 1 else None)
         return [self.arg(i) for i in range(self.nargs)]
 
+    def blame(self, indices: list[int], want: T.Type | None, other: str, elem: T.Type | None = None):
+        """(notes, fixes) naming the argument among `indices` whose type came from
+        a context-typed call's default, when one did (widths.py)."""
+        return widths.blame(self.checker, [self.nodes[i] for i in indices],
+                            want if isinstance(want, T.Vector) else None, other, elem)
+
+    def blame_peers(self, indices: list[int]):
+        """`blame` for arguments that must share one vector type: the ones typed
+        by a context-typed default should have the type of the others."""
+        blamed = [i for i in indices if widths.origin(self.checker, self.nodes[i]) is not None]
+        others = [i for i in indices if i not in blamed and isinstance(self._types[i], T.Vector)]
+        if not blamed or not others:
+            return [], []
+        k = others[0]
+        return self.blame(blamed, self._types[k],
+                          f" but `{self.checker.source.text_of(self.nodes[k].span)}` is {self._types[k]}")
+
+    def blamed_span(self, indices: list[int]):
+        """The span of the first context-typed default among those arguments."""
+        for i in indices:
+            call = widths.origin(self.checker, self.nodes[i])
+            if call is not None:
+                return call.span
+        return None
+
     def arg_span(self, i: int):
         return self.nodes[i].span
 
@@ -89,11 +115,13 @@ class CallCheck:
         """Lane count from the expected vector type, 4 without one (§5.6)."""
         return self.expected.lanes if isinstance(self.expected, T.Vector) else 4
 
-    def fail(self, message: str, span=None, code: str = "intrinsic-args", notes=None) -> T.Type:
+    def fail(self, message: str, span=None, code: str = "intrinsic-args", notes=None,
+             suggestions=None) -> T.Type:
         notes = list(notes or [])
         if code in ("intrinsic-arity", "intrinsic-args") and self.intrinsic.signatures:
             notes.append("accepted: " + self.intrinsic.signature_text())
-        return self.checker.type_error(message, span or self.node.span, code, notes=notes)
+        return self.checker.type_error(message, span or self.node.span, code, notes=notes,
+                                       suggestions=list(suggestions or []))
 
     def array_literal(self, i: int):
         """[(value or None, span)] for an `[a, b, ...]` argument, else None."""

@@ -41,6 +41,7 @@ class Checker(ExprChecker, StmtChecker):
         self.expr_types: list = []
         self.scope: dict[str, Binding] = {}
         self.undefined_funcs: set[str] = set()
+        self.ctx_defaults: set[int] = set()  # ids of context-typed calls that took their default type
         self.unknown_types: set[str] = set()
         self.func_name = ""
         self.func_ret: T.Type = T.VOID

@@ -8,7 +8,7 @@ from ..diagnostics import Label, Suggestion
 from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import LITERAL_SUFFIXES, VECTORS
-from .calls import CallCheck
+from .calls import CallCheck, is_ctx_call
 from .operators import OperatorChecker
 from .suggest import conversion_hint, did_you_mean
 
@@ -216,6 +216,8 @@ class ExprChecker(OperatorChecker):
                    f"(it stays exported as '{e.name}' until you do)"])
 
     def intrinsic_call(self, intr, e: A.Call, expected) -> T.Type:
+        if is_ctx_call(e) and not isinstance(expected, T.Vector):
+            self.ctx_defaults.add(id(e))
         c = CallCheck(self, intr, e, expected)
         result = intr.rule(c)
         c.finish()

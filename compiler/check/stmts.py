@@ -7,6 +7,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from .scope import Binding
 from .suggest import conversion_hint
+from .widths import blame
 
 
 class StmtChecker:
@@ -46,8 +47,10 @@ class StmtChecker:
         notes = []
         if isinstance(got, T.Mask):
             notes.append("comparison masks have no type name: pass them directly to select(...)")
+        width_notes, width_fixes = blame(self, [value], want, "") if isinstance(want, T.Vector) else ([], [])
         self.type_error(message + (f". Use {conv}() to convert" if conv else ""), value.span,
-                        "type-mismatch", suggestions=self.convert_fix(value, conv), notes=notes)
+                        "type-mismatch", suggestions=self.convert_fix(value, conv) + width_fixes,
+                        notes=notes + width_notes)
 
     def _assign(self, s: A.Assign) -> None:
         target = s.target

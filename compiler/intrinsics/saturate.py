@@ -37,7 +37,9 @@ def _polymorphic(op: str, types: tuple[str, ...], target=None) -> Intrinsic:
             return T.ERROR
         if a is b and a in accepted:
             return a
-        return c.fail(f"{op} expects two vectors of the same type ({listing}), got ({a}, {b})")
+        notes, fixes = c.blame_peers([0, 1])
+        return c.fail(f"{op} expects two vectors of the same type ({listing}), got ({a}, {b})", notes=notes,
+                      suggestions=fixes)
 
     m = migration(op)
     return Intrinsic(op, ("a", "b"), tuple(f"({t}, {t}) -> {t}" for t in types),

@@ -84,7 +84,9 @@ def fixed(name: str, sigs: list[tuple[tuple[str, ...], str]]) -> Rule:
             if len(params) == len(actual) and all(T.compatible(a, p) for a, p in zip(actual, params)):
                 return ret
         got = ", ".join(str(a) for a in actual)
-        return c.fail(f"{name} expects {listing}, got ({got})", code="intrinsic-args")
+        notes, fixes = c.blame(list(range(c.nargs)), None, f", which fits no signature of {name}")
+        return c.fail(f"{name} expects {listing}, got ({got})", code="intrinsic-args", notes=notes,
+                      suggestions=fixes)
 
     return rule
 
