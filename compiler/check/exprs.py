@@ -143,15 +143,10 @@ class ExprChecker(OperatorChecker):
                     f"let v: {e.suffix} = [...]", e.suffix_span, "literal-suffix")
             info = VECTORS[e.suffix]
             vt = T.vector(T.SCALARS[info.elem], info.lanes)
-        elif isinstance(expected, T.Vector):
+        elif isinstance(expected, T.Vector) and e is self.annotated:
             vt = expected
         else:
-            for x in e.elems:
-                self.expr(x)
-            return self.type_error("array literals can only be used as shuffle indices", e.span,
-                                   "array-literal",
-                                   notes=["for a vector, add a type suffix ([1.0, 2.0, 3.0, 4.0]f32x4) "
-                                          "or use it as a 'let' initialiser with a vector type"])
+            return self.bare_array(e, expected)
         if len(e.elems) != vt.lanes:
             for x in e.elems:
                 self.expr(x)
@@ -164,6 +159,39 @@ class ExprChecker(OperatorChecker):
                 ok = False
                 self.type_error(f"vector element {k} expected {vt.elem}, got {t}", x.span, "vector-element")
         return vt if ok else T.ERROR
+
+    annotated: A.Expr | None = None  # the `let` initialiser being checked
+
+    def initialiser(self, e: A.Expr, declared: T.Type) -> T.Type:
+        """Type a `let` initialiser: the one place where a bare `[...]` takes
+        the declared vector type (LANGUAGE.md §5.4, annotation form)."""
+        inner = e
+        while isinstance(inner, A.Paren):
+            inner = inner.inner
+        self.annotated = inner
+        try:
+            return self.expr(e, declared)
+        finally:
+            self.annotated = None
+
+    def bare_array(self, e: A.VectorLit, expected) -> T.Type:
+        """`[...]` without a suffix outside a `let` initialiser is an array
+        literal, which only shuffle takes (as the reference rules)."""
+        for x in e.elems:
+            self.expr(x, expected.elem if isinstance(expected, T.Vector) else None)
+        if not isinstance(expected, T.Vector):
+            return self.type_error("array literals can only be used as shuffle indices", e.span, "array-literal",
+                                   notes=["for a vector, add a type suffix ([1.0, 2.0, 3.0, 4.0]f32x4) "
+                                          "or use it as a 'let' initialiser with a vector type"])
+        if str(expected) in LITERAL_SUFFIXES:
+            return self.type_error(
+                f"array literals can only be used as shuffle indices; write the vector type after the "
+                f"literal: [...]{expected}", e.span, "array-literal",
+                suggestions=[Suggestion(e.span.at_end(), str(expected), f"write [...]{expected}")])
+        return self.type_error(
+            f"array literals can only be used as shuffle indices; bind it to a vector first: "
+            f"let v: {expected} = [...]", e.span, "array-literal",
+            notes=[f"{expected} has no literal suffix (suffixes: {', '.join(sorted(LITERAL_SUFFIXES))})"])
 
     # ---- calls ----
     def _call(self, e: A.Call, expected):

@@ -30,7 +30,7 @@ class StmtChecker:
     def _let(self, s: A.Let) -> None:
         declared = self.resolve_type(s.type, check_target=True)
         s.ty = declared
-        got = self.expr(s.value, declared)
+        got = self.initialiser(s.value, declared)
         if s.name in self.consts:
             self.type_error(f"'{s.name}' is a constant, cannot be used as variable name", s.name_span,
                             "const-shadow")

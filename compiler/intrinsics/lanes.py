@@ -12,7 +12,7 @@ FAMILY = "lanes"
 def _shuffle(c) -> T.Type:
     if c.nargs not in (2, 3):
         c.args()
-        return c.fail("shuffle expects 2 arguments (vector, [indices]) or 3 (a, b, [indices])",
+        return c.fail("shuffle expects 2 or 3 arguments: (vector, [indices]) or (a, b, [indices])",
                       code="intrinsic-arity")
     vecs = [c.arg(i) for i in range(c.nargs - 1)]
     indices = c.array_literal(c.nargs - 1)

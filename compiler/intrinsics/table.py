@@ -85,6 +85,11 @@ def fixed(name: str, sigs: list[tuple[tuple[str, ...], str]]) -> Rule:
                 return ret
         got = ", ".join(str(a) for a in actual)
         notes, fixes = c.blame(list(range(c.nargs)), None, f", which fits no signature of {name}")
+        if arities == [1]:  # one operand: `widen_u8_u16_hi expects u8x16, got f32x4`
+            alternatives = [p[0] for p, _ in sigs]
+            wanted = alternatives[0] if len(alternatives) == 1 else \
+                ", ".join(alternatives[:-1]) + " or " + alternatives[-1]
+            return c.fail(f"{name} expects {wanted}, got {got}", c.arg_span(0), notes=notes, suggestions=fixes)
         return c.fail(f"{name} expects {listing}, got ({got})", code="intrinsic-args", notes=notes,
                       suggestions=fixes)
 
