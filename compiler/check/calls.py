@@ -100,6 +100,13 @@ class CallCheck:
         return self.blame(blamed, self._types[k],
                           f" but `{self.checker.source.text_of(self.nodes[k].span)}` is {self._types[k]}")
 
+    def compared_type(self, i: int) -> T.Vector | None:
+        """The vector type a mask argument compares (`v .> splat(t)`: v's type)."""
+        node = widths.strip(self.nodes[i])
+        if isinstance(node, A.Binary) and isinstance(node.left.ty, T.Vector):
+            return node.left.ty
+        return None
+
     def blamed_span(self, indices: list[int]):
         """The span of the first context-typed default among those arguments."""
         for i in indices:

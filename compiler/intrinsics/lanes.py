@@ -54,7 +54,7 @@ def _select(c) -> T.Type:
     if m.lanes != a.lanes:
         # The mask is a comparison (masks have no other source): blame the
         # operands' width, naming a context-typed default when that is the cause.
-        compared = _compared(c)
+        compared = c.compared_type(0)
         shape = compared if compared is not None else f"{m.lanes}-lane vectors"
         want = T.vector(compared.elem, m.lanes) if compared is not None else None
         notes, fixes = c.blame([1, 2], want, f" but the mask compares {shape}")
@@ -65,14 +65,6 @@ def _select(c) -> T.Type:
                       f"but the operands are {a}", c.arg_span(1), code="vector-width")
     return a
 
-
-def _compared(c) -> T.Vector | None:
-    """The vector type a mask argument compares (`v .> splat(t)` -> v's type)."""
-    node = c.nodes[0]
-    while hasattr(node, "inner"):
-        node = node.inner
-    left = getattr(node, "left", None)
-    return left.ty if left is not None and isinstance(left.ty, T.Vector) else None
 
 
 def _movemask(c) -> T.Type:
