@@ -244,8 +244,11 @@ class ExprChecker(OperatorChecker):
                    f"(it stays exported as '{e.name}' until you do)"])
 
     def intrinsic_call(self, intr, e: A.Call, expected) -> T.Type:
-        if is_ctx_call(e) and not isinstance(expected, T.Vector):
-            self.ctx_defaults.add(id(e))
+        if is_ctx_call(e):  # a node typed again (with a type from context) is no longer defaulted
+            if isinstance(expected, T.Vector):
+                self.ctx_defaults.discard(id(e))
+            else:
+                self.ctx_defaults.add(id(e))
         c = CallCheck(self, intr, e, expected)
         result = intr.rule(c)
         c.finish()
