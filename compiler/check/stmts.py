@@ -217,9 +217,10 @@ class StmtChecker:
                             "unexpected-return-value")
         elif not T.compatible(got, ret):
             conv = conversion_hint(got, ret)
+            notes, fixes = blame(self, [s.value], ret, "") if isinstance(ret, T.Vector) else ([], [])
             self.type_error(f"function '{self.func_name}' returns {got} but expected {ret}"
                             + (f". Use {conv}() to convert" if conv else ""), s.value.span,
-                            "return-type", suggestions=self.convert_fix(s.value, conv))
+                            "return-type", suggestions=self.convert_fix(s.value, conv) + fixes, notes=notes)
 
     def _expr_stmt(self, s: A.ExprStmt) -> None:
         self.expr(s.expr)

@@ -71,6 +71,15 @@ def retyped(checker, call: A.Call, want: T.Vector) -> str | None:
     return None
 
 
+def spelled(checker, call: A.Call, want: T.Vector) -> str:
+    """The call as it would be written with type `want` from a `let`: an
+    integer literal splatted into float lanes must become a float literal."""
+    arg = strip(call.args[0]) if call.name == "splat" and len(call.args) == 1 else None
+    if isinstance(arg, A.IntLit) and want.elem.is_float and arg.text.isdigit():
+        return f"splat({arg.text}.0)"
+    return checker.source.text_of(call.span)
+
+
 def want_for(call: A.Call, operand: A.Expr, want: T.Vector) -> T.Vector:
     """The type `call` needs so that `operand` (which contains it) gets the
     lanes of `want`: all of `want` when the call is the operand, else its own
@@ -93,13 +102,12 @@ def blame(checker, operands: list[A.Expr], want: T.Vector | None, other: str, el
     if want is None:
         elem = elem if isinstance(elem, T.Scalar) else calls[0][1].ty.elem
         example = T.vector(elem, max(1, 128 // elem.bits))
-        notes.append(f"give it a type with a `let`, e.g. let v: {example} = {checker.source.text_of(calls[0][1].span)}")
+        notes.append(f"give it a type with a `let`, e.g. let v: {example} = {spelled(checker, calls[0][1], example)}")
         return notes, []
     fixes = [(c, retyped(checker, c, want_for(c, e, want))) for e, c in calls]
     if any(text is None for _, text in fixes):
         shown = want_for(calls[0][1], calls[0][0], want)
-        notes.append(f"give it a type with a `let`, e.g. let v: {shown} = "
-                     f"{checker.source.text_of(calls[0][1].span)}")
+        notes.append(f"give it a type with a `let`, e.g. let v: {shown} = {spelled(checker, calls[0][1], shown)}")
         return notes, []
     # One edit for all of them: from the first call to the last, the text between kept.
     data = checker.source.data
