@@ -55,3 +55,11 @@ int main(void) { printf("%d %d %d\\n", max(-7, 2), via_max(-7, 2), via_abs(-1));
 """
     # (C itself would treat a call to `abs` as its builtin, so only via_abs is called.)
     assert run_c(SOURCE, main, tmp_path) == "1002 2 2001\n"
+
+
+def test_python_loader_exposes_intrinsic_named_functions(tmp_path):
+    from compiler.loader import load
+
+    (tmp_path / "names.ea").write_text(SOURCE)
+    k = load(str(tmp_path / "names.ea"))
+    assert (k.max(3, 5), k.via_max(3, 5), k.abs(-4), k.via_abs(-4)) == (1005, 5, 2004, 2004)
