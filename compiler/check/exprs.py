@@ -3,14 +3,15 @@ structs and vectors, and calls."""
 from __future__ import annotations
 
 from .. import intrinsics
-from ..intrinsics.migrations import migration
 from ..diagnostics import Label, Suggestion
+from ..intrinsics.migrations import migration
 from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import LITERAL_SUFFIXES, VECTORS
 from .calls import CallCheck, is_ctx_call
 from .operators import OperatorChecker
 from .suggest import conversion_hint, did_you_mean
+from .widths import strip
 
 
 class ExprChecker(OperatorChecker):
@@ -165,10 +166,7 @@ class ExprChecker(OperatorChecker):
     def initialiser(self, e: A.Expr, declared: T.Type) -> T.Type:
         """Type a `let` initialiser: the one place where a bare `[...]` takes
         the declared vector type (LANGUAGE.md §5.4, annotation form)."""
-        inner = e
-        while isinstance(inner, A.Paren):
-            inner = inner.inner
-        self.annotated = inner
+        self.annotated = strip(e)
         try:
             return self.expr(e, declared)
         finally:

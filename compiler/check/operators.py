@@ -88,10 +88,11 @@ class OperatorChecker:
             return rt
         if T.is_literal(rt) or lt is rt:
             return lt
+        conv = conversion(lt)
         return self.type_error(f"mismatched types in binary operation: {lt} and {rt}", b.span,
                                "mismatched-types",
-                               notes=[f"there are no implicit conversions; convert one side, e.g. {conversion(lt)}(...)"]
-                               if conversion(lt) else [])
+                               notes=[f"there are no implicit conversions; convert one side, e.g. {conv}(...)"]
+                               if conv else [])
 
     def _dotted(self, b: A.Binary, lt: T.Type, rt: T.Type) -> T.Type:
         op = b.op
