@@ -51,7 +51,8 @@ ROWS = [
     # let / assignment
     ("let-mismatch", "    let x: f32 = a", "a\n", "cannot initialize 'x' of type f32 with i32. Use to_f32() to convert"),
     ("let-mismatch-no-hint", "    let x: f32x4 = f", "f\n", "cannot initialize 'x' of type f32x4 with f32"),
-    ("let-mismatch-small-int", "    let x: u8 = a", "a\n", "cannot initialize 'x' of type u8 with i32"),
+    ("let-mismatch-small-int", "    let x: u8 = a", "a\n",
+     "cannot initialize 'x' of type u8 with i32. Use to_u8() to convert"),
     ("assign-mismatch", "    let mut x: f32 = 0.0\n    x = d", "d\n",
      "cannot assign f64 to 'x' of type f32. Use to_f32() to convert"),
     ("immutable", "    let x: i32 = 1\n    x = 2", "x = 2",

@@ -98,8 +98,11 @@ CASES = [
      lines("k.ea:3:17  error[type]: vector width mismatch: 4 vs 8 (hint: load() defaults to width 4; "
            "use load_f32x8(ptr, i) for wider vectors)",
            "        store(q, 0, load(p, 0) .+ a)",
-           "                    ^^^^^^^^^^^^^^^"),
-     None, X86),
+           "                    ^^^^^^^^^^^^^^^",
+           "  = note: `load(p, 0)` is inferred as f32x4 (load defaults to 4 lanes without a type from context) "
+           "but `a` is f32x8",
+           "  = help: write load_f32x8(p, 0)"),
+     ("load_f32x8(p, 0)", (3, 17, 3, 27)), X86),
     ("spec-readonly-pointer",
      lines("export func zero(p: *f32) {",
            "    p[0] = 0.0",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..syntax import ast as A
 from ..typesys import model as T
+from . import widths
 from .consteval import ConstError, evaluate
 
 
@@ -66,6 +67,54 @@ class CallCheck:
             self.arg(i, peer)
         return [self.arg(i) for i in range(self.nargs)]
 
+    def signature_args(self, sigs: list[tuple[list[T.Type], T.Type]]) -> list[T.Type]:
+        """Type the arguments of a fixed-signature call: the others first, then
+        the context-typed ones with their parameter type in the one signature
+        the others (and the expected result) fit. An extension of §5.6, as
+        `peer_args`: `madd_i16(x, splat(1))` takes i16x8 ones from x."""
+        ctx = [i for i in range(self.nargs) if is_ctx_call(self.nodes[i])]
+        rest = [i for i in range(self.nargs) if i not in ctx]
+        known = {i: self.arg(i) for i in rest}
+        fits = [(params, ret) for params, ret in sigs if len(params) == self.nargs
+                and all(T.compatible(known[i], params[i]) for i in rest)]
+        if len(fits) > 1 and self.expected is not None:
+            fits = [f for f in fits if f[1] is self.expected]
+        for i in ctx:
+            self.arg(i, fits[0][0][i] if len(fits) == 1 else None)
+        return [self.arg(i) for i in range(self.nargs)]
+
+    def blame(self, indices: list[int], want: T.Type | None, other: str, elem: T.Type | None = None):
+        """(notes, fixes) naming the argument among `indices` whose type came from
+        a context-typed call's default, when one did (widths.py)."""
+        return widths.blame(self.checker, [self.nodes[i] for i in indices],
+                            want if isinstance(want, T.Vector) else None, other, elem)
+
+    def blame_peers(self, indices: list[int]):
+        """`blame` for arguments that must share one vector type: the ones typed
+        by a context-typed default should have the type of the others."""
+        blamed = [i for i in indices if widths.origin(self.checker, self.nodes[i]) is not None]
+        others = [i for i in indices if i not in blamed and isinstance(self._types[i], T.Vector)]
+        if not blamed or not others:
+            return [], []
+        k = others[0]
+        return self.blame(blamed, self._types[k],
+                          f" but `{self.checker.source.text_of(self.nodes[k].span)}` is {self._types[k]}")
+
+    def compared_type(self, i: int) -> T.Vector | None:
+        """The vector type a mask argument compares (`v .> splat(t)`: v's type)."""
+        node = widths.strip(self.nodes[i])
+        if isinstance(node, A.Binary) and isinstance(node.left.ty, T.Vector):
+            return node.left.ty
+        return None
+
+    def blamed_span(self, indices: list[int]):
+        """The span of the first context-typed default among those arguments."""
+        for i in indices:
+            call = widths.origin(self.checker, self.nodes[i])
+            if call is not None:
+                return call.span
+        return None
+
     def arg_span(self, i: int):
         return self.nodes[i].span
 
@@ -73,11 +122,13 @@ class CallCheck:
         """Lane count from the expected vector type, 4 without one (§5.6)."""
         return self.expected.lanes if isinstance(self.expected, T.Vector) else 4
 
-    def fail(self, message: str, span=None, code: str = "intrinsic-args", notes=None) -> T.Type:
+    def fail(self, message: str, span=None, code: str = "intrinsic-args", notes=None,
+             suggestions=None) -> T.Type:
         notes = list(notes or [])
         if code in ("intrinsic-arity", "intrinsic-args") and self.intrinsic.signatures:
             notes.append("accepted: " + self.intrinsic.signature_text())
-        return self.checker.type_error(message, span or self.node.span, code, notes=notes)
+        return self.checker.type_error(message, span or self.node.span, code, notes=notes,
+                                       suggestions=list(suggestions or []))
 
     def array_literal(self, i: int):
         """[(value or None, span)] for an `[a, b, ...]` argument, else None."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import intrinsics
 from ..diagnostics import DiagnosticSink, Label, Suggestion
 from ..options import Options
 from ..source import SourceFile
@@ -42,6 +41,7 @@ class Checker(ExprChecker, StmtChecker):
         self.expr_types: list = []
         self.scope: dict[str, Binding] = {}
         self.undefined_funcs: set[str] = set()
+        self.ctx_defaults: set[int] = set()  # ids of context-typed calls that took their default type
         self.unknown_types: set[str] = set()
         self.func_name = ""
         self.func_ret: T.Type = T.VOID
@@ -242,9 +242,6 @@ class Checker(ExprChecker, StmtChecker):
                                        "#[cfg(x86_64)] / #[cfg(aarch64)] attributes"])
                 break
         others.append(info)
-        if f.name != "abs" and intrinsics.lookup(f.name) is not None:
-            self.type_error(f"function '{f.name}' has the name of an intrinsic; calls to '{f.name}' "
-                            "would call the intrinsic. Rename the function", f.name_span, "intrinsic-name")
         self.check_out_params(f, params)
         return info
 

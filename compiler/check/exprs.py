@@ -3,13 +3,15 @@ structs and vectors, and calls."""
 from __future__ import annotations
 
 from .. import intrinsics
-from ..diagnostics import Suggestion
+from ..diagnostics import Label, Suggestion
+from ..intrinsics.migrations import migration
 from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import LITERAL_SUFFIXES, VECTORS
-from .calls import CallCheck
+from .calls import CallCheck, is_ctx_call
 from .operators import OperatorChecker
 from .suggest import conversion_hint, did_you_mean
+from .widths import strip
 
 
 class ExprChecker(OperatorChecker):
@@ -142,15 +144,10 @@ class ExprChecker(OperatorChecker):
                     f"let v: {e.suffix} = [...]", e.suffix_span, "literal-suffix")
             info = VECTORS[e.suffix]
             vt = T.vector(T.SCALARS[info.elem], info.lanes)
-        elif isinstance(expected, T.Vector):
+        elif isinstance(expected, T.Vector) and e is self.annotated:
             vt = expected
         else:
-            for x in e.elems:
-                self.expr(x)
-            return self.type_error("array literals can only be used as shuffle indices", e.span,
-                                   "array-literal",
-                                   notes=["for a vector, add a type suffix ([1.0, 2.0, 3.0, 4.0]f32x4) "
-                                          "or use it as a 'let' initialiser with a vector type"])
+            return self.bare_array(e, expected)
         if len(e.elems) != vt.lanes:
             for x in e.elems:
                 self.expr(x)
@@ -164,16 +161,51 @@ class ExprChecker(OperatorChecker):
                 self.type_error(f"vector element {k} expected {vt.elem}, got {t}", x.span, "vector-element")
         return vt if ok else T.ERROR
 
+    annotated: A.Expr | None = None  # the `let` initialiser being checked
+
+    def initialiser(self, e: A.Expr, declared: T.Type) -> T.Type:
+        """Type a `let` initialiser: the one place where a bare `[...]` takes
+        the declared vector type (LANGUAGE.md §5.4, annotation form)."""
+        self.annotated = strip(e)
+        try:
+            return self.expr(e, declared)
+        finally:
+            self.annotated = None
+
+    def bare_array(self, e: A.VectorLit, expected) -> T.Type:
+        """`[...]` without a suffix outside a `let` initialiser is an array
+        literal, which only shuffle takes (as the reference rules)."""
+        for x in e.elems:
+            self.expr(x, expected.elem if isinstance(expected, T.Vector) else None)
+        if not isinstance(expected, T.Vector):
+            return self.type_error("array literals can only be used as shuffle indices", e.span, "array-literal",
+                                   notes=["for a vector, add a type suffix ([1.0, 2.0, 3.0, 4.0]f32x4) "
+                                          "or use it as a 'let' initialiser with a vector type"])
+        if str(expected) in LITERAL_SUFFIXES:
+            return self.type_error(
+                f"array literals can only be used as shuffle indices; write the vector type after the "
+                f"literal: [...]{expected}", e.span, "array-literal",
+                suggestions=[Suggestion(e.span.at_end(), str(expected), f"write [...]{expected}")])
+        return self.type_error(
+            f"array literals can only be used as shuffle indices; bind it to a vector first: "
+            f"let v: {expected} = [...]", e.span, "array-literal",
+            notes=[f"{expected} has no literal suffix (suffixes: {', '.join(sorted(LITERAL_SUFFIXES))})"])
+
     # ---- calls ----
     def _call(self, e: A.Call, expected):
         name = e.name
-        intr = None if (name == "abs" and name in self.funcs) else intrinsics.lookup(name)
+        intr = intrinsics.resolve_call(name, name in self.funcs)
         if intr is not None:
+            if name in self.funcs:
+                self.warn_intrinsic_wins(e)
             return self.intrinsic_call(intr, e, expected)
         infos = self.funcs.get(name)
         if infos is None:
-            for a in e.args:
-                self.expr(a)
+            types = [self.expr(a) for a in e.args]
+            m = migration(name)
+            if m is not None:
+                self.report_migration(m, e, types)
+                return T.ERROR
             if name in self.undefined_funcs:
                 return T.ERROR
             self.undefined_funcs.add(name)
@@ -197,7 +229,24 @@ class ExprChecker(OperatorChecker):
                                 "argument-type", suggestions=self.convert_fix(e.args[i], conv) if conv else [])
         return info.ret
 
+    def warn_intrinsic_wins(self, e: A.Call) -> None:
+        """A call by the name of both an intrinsic and a user function calls the
+        intrinsic (INTRINSICS.md §0.1): legal, but rarely what the author meant."""
+        decl = self.funcs[e.name][0].node
+        shadowable = " or ".join(f"'{n}'" for n in sorted(intrinsics.SHADOWABLE))
+        self.sink.warning(
+            "type", "intrinsic-call", f"this calls the intrinsic '{e.name}', not the function '{e.name}' "
+            f"declared at line {decl.name_span.line}: calls resolve to intrinsics before user functions",
+            e.name_span, labels=[Label(decl.name_span, "not called by this name")],
+            notes=[f"only {shadowable} can be shadowed by a user function; to call yours, rename it "
+                   f"(it stays exported as '{e.name}' until you do)"])
+
     def intrinsic_call(self, intr, e: A.Call, expected) -> T.Type:
+        if is_ctx_call(e):  # a node typed again (with a type from context) is no longer defaulted
+            if isinstance(expected, T.Vector):
+                self.ctx_defaults.discard(id(e))
+            else:
+                self.ctx_defaults.add(id(e))
         c = CallCheck(self, intr, e, expected)
         result = intr.rule(c)
         c.finish()
@@ -208,10 +257,24 @@ class ExprChecker(OperatorChecker):
             if message:
                 self.target_error(message, e.span)
         if intr.deprecated:
-            self.sink.warning("type", "deprecated", f"intrinsic '{intr.name}' is deprecated since "
-                              f"{intr.deprecated}" + (f" \u2014 {intr.advice}" if intr.advice else ""),
-                              e.name_span)
+            self.report_migration(migration(intr.name), e, [c.arg(i) for i in range(c.nargs)])
         return result
+
+    def report_migration(self, m, e: A.Call, types: list[T.Type]) -> None:
+        """A call of a removed or renamed intrinsic (error) or of a deprecated
+        one (warning), with the documented replacement as the quick fix."""
+        text = None
+        if not any(t.is_error for t in types):
+            text = m.fix([self.source.text_of(a.span) for a in e.args], types)
+        sugg = []
+        if text is not None:
+            sugg = [Suggestion(e.span, text, f"replace with {text}") if m.whole_call
+                    else Suggestion(e.name_span, text, f"use {text}")]
+        notes = [m.note] if m.note else []
+        if m.deprecated:
+            self.sink.warning("type", "deprecated", m.message(), e.name_span, suggestions=sugg, notes=notes)
+        else:
+            self.type_error(m.message(), e.name_span, f"{m.status}-intrinsic", suggestions=sugg, notes=notes)
 
     def convert_fix(self, e: A.Expr, conv: str | None) -> list[Suggestion]:
         if not conv:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from ..diagnostics import Suggestion
 from ..syntax import ast as A
 from ..typesys import model as T
+from .suggest import conversion
+from .widths import blame, origin, splat_element
 
 ARITH = frozenset("+ - * / %".split())
 COMPARE = frozenset("== != < > <= >=".split())
@@ -86,10 +88,11 @@ class OperatorChecker:
             return rt
         if T.is_literal(rt) or lt is rt:
             return lt
+        conv = conversion(lt)
         return self.type_error(f"mismatched types in binary operation: {lt} and {rt}", b.span,
                                "mismatched-types",
-                               notes=[f"there are no implicit conversions; convert one side, e.g. to_{lt}(...)"]
-                               if lt.name in ("i32", "i64", "f32", "f64") else [])
+                               notes=[f"there are no implicit conversions; convert one side, e.g. {conv}(...)"]
+                               if conv else [])
 
     def _dotted(self, b: A.Binary, lt: T.Type, rt: T.Type) -> T.Type:
         op = b.op
@@ -103,17 +106,32 @@ class OperatorChecker:
             if 4 in (lt.lanes, rt.lanes):
                 hint = (f" (hint: load() defaults to width 4; use load_{lt.elem}x{max(lt.lanes, rt.lanes)}"
                         "(ptr, i) for wider vectors)")
+            notes, fixes = self.blame_operand(b, lt, rt)
             return self.type_error(f"vector width mismatch: {lt.lanes} vs {rt.lanes}{hint}", b.span,
-                                   "vector-width")
+                                   "vector-width", notes=notes, suggestions=fixes)
         if lt.elem is not rt.elem:
+            notes, fixes = self.blame_operand(b, lt, rt)
             return self.type_error(f"vector element type mismatch: {lt.elem} vs {rt.elem}", b.span,
-                                   "vector-element")
+                                   "vector-element", notes=notes, suggestions=fixes)
         if op in DOT_BITWISE and not lt.elem.is_integer:
             return self.type_error(f"bitwise vector ops require integer element type, got {lt.elem}",
                                    b.span, "operand-types")
         if op in DOT_COMPARE:
             return T.mask(lt.lanes)
         return lt
+
+    def blame_operand(self, b: A.Binary, lt: T.Vector, rt: T.Vector):
+        """Notes and fix naming the operand whose type came from a context-typed
+        call's default (widths.py), when exactly one side's did."""
+        sides = ((b.left, b.right, rt), (b.right, b.left, lt))
+        for mine, other, other_t in sides:
+            if origin(self, mine) is not None and origin(self, other) is None:
+                return blame(self, [mine], other_t, f" but `{self.source.text_of(other.span)}` is {other_t}")
+        for mine, _, other_t in sides:
+            notes, fixes = splat_element(self, mine, other_t)
+            if notes:
+                return notes, fixes
+        return [], []
 
     def check_unary(self, e: A.Unary, expected) -> T.Type:
         t = self.expr(e.operand, expected)

@@ -7,6 +7,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from .scope import Binding
 from .suggest import conversion_hint
+from .widths import blame
 
 
 class StmtChecker:
@@ -29,7 +30,7 @@ class StmtChecker:
     def _let(self, s: A.Let) -> None:
         declared = self.resolve_type(s.type, check_target=True)
         s.ty = declared
-        got = self.expr(s.value, declared)
+        got = self.initialiser(s.value, declared)
         if s.name in self.consts:
             self.type_error(f"'{s.name}' is a constant, cannot be used as variable name", s.name_span,
                             "const-shadow")
@@ -46,8 +47,10 @@ class StmtChecker:
         notes = []
         if isinstance(got, T.Mask):
             notes.append("comparison masks have no type name: pass them directly to select(...)")
+        width_notes, width_fixes = blame(self, [value], want, "") if isinstance(want, T.Vector) else ([], [])
         self.type_error(message + (f". Use {conv}() to convert" if conv else ""), value.span,
-                        "type-mismatch", suggestions=self.convert_fix(value, conv), notes=notes)
+                        "type-mismatch", suggestions=self.convert_fix(value, conv) + width_fixes,
+                        notes=notes + width_notes)
 
     def _assign(self, s: A.Assign) -> None:
         target = s.target
@@ -214,9 +217,10 @@ class StmtChecker:
                             "unexpected-return-value")
         elif not T.compatible(got, ret):
             conv = conversion_hint(got, ret)
+            notes, fixes = blame(self, [s.value], ret, "") if isinstance(ret, T.Vector) else ([], [])
             self.type_error(f"function '{self.func_name}' returns {got} but expected {ret}"
                             + (f". Use {conv}() to convert" if conv else ""), s.value.span,
-                            "return-type", suggestions=self.convert_fix(s.value, conv))
+                            "return-type", suggestions=self.convert_fix(s.value, conv) + fixes, notes=notes)
 
     def _expr_stmt(self, s: A.ExprStmt) -> None:
         self.expr(s.expr)

@@ -1,6 +1,8 @@
 """'Did you mean' suggestions and conversion hints."""
 from __future__ import annotations
 
+from ..intrinsics import lookup
+from ..intrinsics.migrations import migration
 from ..typesys import model as T
 
 
@@ -27,7 +29,11 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    """The closest candidate within distance 2 (1 for names of <= 3 chars)."""
+    """The closest candidate within distance 2 (1 for names of <= 3 chars).
+    Never for a removed or renamed intrinsic: its near names have other
+    semantics, and the migration table says what replaces it."""
+    if migration(name) is not None:
+        return None
     limit = 1 if len(name) <= 3 else 2
     best = None
     best_d = limit + 1
@@ -40,12 +46,16 @@ def did_you_mean(name: str, candidates) -> str | None:
     return best
 
 
-CONVERSIONS = {"i32": "to_i32", "i64": "to_i64", "f32": "to_f32", "f64": "to_f64"}
+def conversion(target: T.Type) -> str | None:
+    """The `to_<T>` intrinsic converting a numeric scalar to `target`, if any
+    (the reference has i16/i32/i64/f16/f32/f64; u8/i8/u16/u32/u64 are ours)."""
+    if isinstance(target, T.Scalar) and lookup(f"to_{target.name}") is not None:
+        return f"to_{target.name}"
+    return None
 
 
 def conversion_hint(actual: T.Type, target: T.Type) -> str | None:
-    """`to_f32` when `actual` is numeric and `target` is i32/i64/f32/f64."""
-    if isinstance(target, T.Scalar) and target.name in CONVERSIONS and T.is_numeric(actual) \
-            and actual is not target:
-        return CONVERSIONS[target.name]
+    """`to_f32` when `actual` is numeric and `target` is a scalar with a `to_*`."""
+    if T.is_numeric(actual) and actual is not target:
+        return conversion(target)
     return None

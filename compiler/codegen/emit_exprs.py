@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ..intrinsics import TABLE, resolve_call
 from ..syntax import ast as A
 from ..typesys import model as T
 from .literals import materialised
@@ -218,11 +219,9 @@ class ExprEmitter:
 
     # ---- calls ----
     def _call(self, e: A.Call, want):
-        lower = LOWER.get(e.name) if not (e.name == "abs" and e.name in self.module_emitter.functions) \
-            else None
-        if lower is None and e.name.startswith("load_") and e.name not in self.module_emitter.functions:
-            lower = LOWER["load"]
-        if lower is not None:
+        if resolve_call(e.name, e.name in self.module_emitter.functions) is not None:
+            # The load_<T>x<N> family is the only intrinsic not in the table by name.
+            lower = LOWER[e.name] if e.name in TABLE else LOWER["load"]
             self.calls.append(e)
             try:
                 return lower(self, e, want)

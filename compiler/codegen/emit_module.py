@@ -53,6 +53,9 @@ class ModuleEmitter:
         lret = ir.IntType(32) if is_main and ret is T.VOID else self.types(ret)
         fn = ir.Function(self.module, ir.FunctionType(lret, [self.types(t) for t in params]), name=f.name)
         fn.attributes.add("nounwind")
+        # Calls to a user function named like a C library function (`abs`) must
+        # reach it, not the builtin LLVM would substitute by name.
+        fn.attributes.add("nobuiltin")
         if not (f.export or is_main):
             fn.linkage = "private"
             fn.attributes.add("alwaysinline")

@@ -36,4 +36,19 @@ def names() -> list[str]:
     return list(TABLE)
 
 
-__all__ = ["Intrinsic", "TABLE", "lookup", "names"]
+# A user function may take an intrinsic's name (it is compiled and exported
+# under it), but a call by that name still resolves to the intrinsic; only
+# these names are shadowed by a user function (INTRINSICS.md §0.1, LANGUAGE.md
+# §3.1). Checker, codegen and the language server all ask `resolve_call`.
+SHADOWABLE = frozenset(("abs",))
+
+
+def resolve_call(name: str, user_defined: bool) -> Intrinsic | None:
+    """The intrinsic a call to `name` means, or None when it calls the user
+    function (`user_defined`: the file declares a function of that name)."""
+    if user_defined and name in SHADOWABLE:
+        return None
+    return lookup(name)
+
+
+__all__ = ["Intrinsic", "TABLE", "SHADOWABLE", "lookup", "names", "resolve_call"]

@@ -36,8 +36,9 @@ def _fma(c) -> T.Type:
         if any(not t.elem.is_float for t in vectors):
             return c.fail("fma requires float vector arguments. fma only works on f32 or f64 vectors")
         if len(vectors) != 3 or any(t is not vectors[0] for t in vectors):
+            notes, fixes = c.blame_peers([0, 1, 2])
             return c.fail("fma arguments must all have the same vector type, got "
-                          + ", ".join(str(t) for t in ts), code="intrinsic-args")
+                          + ", ".join(str(t) for t in ts), code="intrinsic-args", notes=notes, suggestions=fixes)
         return vectors[0]
     if all(T.is_float(t) for t in ts):
         concrete = {t for t in ts if t is not T.FLOAT_LIT}
@@ -91,9 +92,10 @@ def _minmax(name: str):
                 return T.I32
             if a is T.FLOAT_LIT and b is T.FLOAT_LIT:
                 return T.F64
+        notes, fixes = c.blame_peers([0, 1])
         return c.fail(f"{name} expects matching numeric types, got ({a}, {b})", code="intrinsic-args",
-                      notes=[f"{name} accepts (i32, i32), (f32, f32), (f64, f64) or two identical "
-                             "float vectors"])
+                      notes=notes + [f"{name} accepts (i32, i32), (f32, f32), (f64, f64) or two identical "
+                                     "float vectors"], suggestions=fixes)
     return rule
 
 

@@ -23,8 +23,13 @@ def _to(name: str, target: T.Scalar, vector_from_i32: bool = False):
 
 def _conv(name: str, target: T.Scalar, since: str, vector: bool = False) -> Intrinsic:
     sigs = ("(numeric scalar) -> " + target.name,) + (("(i32xN) -> f32xN",) if vector else ())
-    return Intrinsic(name, ("x",), sigs, f"Convert to {target.name} (float to int truncates toward zero).",
-                     _to(name, target, vector), FAMILY, since)
+    if target.is_float:
+        doc = f"Convert to {target.name} (from unsigned integers as unsigned)."
+    else:
+        doc = (f"Convert to {target.name}: float truncates toward zero (out of range is undefined); "
+               "a narrower integer sign- or zero-extends by its own signedness, a wider one keeps the "
+               f"low {target.bits} bits.")
+    return Intrinsic(name, ("x",), sigs, doc, _to(name, target, vector), FAMILY, since)
 
 
 def _ptr_as(elem: str) -> Intrinsic:
@@ -81,6 +86,9 @@ INTRINSICS = [
     _conv("to_i64", T.I64, "CORE (v0.6)"),
     _conv("to_i16", T.I16, "v1.11"),
     _conv("to_f16", T.F16, "v1.11"),
+    # Extension (not in the reference): the other integer targets, so that a
+    # u8/u16/u32 kernel can write its scalar tail.
+    *[_conv(f"to_{t.name}", t, "extension (not in the reference)") for t in (T.I8, T.U8, T.U16, T.U32, T.U64)],
     declare_fixed("widen_i8_f32x4", ("v",), [(("i8x16",), "f32x4"), (("u8x16",), "f32x4")],
                   "Bytes 0-3, sign-extended, to f32x4.", FAMILY, "CORE (v0.5)"),
     declare_fixed("widen_u8_f32x4", ("v",), [(("u8x16",), "f32x4"), (("i8x16",), "f32x4")],

@@ -12,7 +12,7 @@ FAMILY = "lanes"
 def _shuffle(c) -> T.Type:
     if c.nargs not in (2, 3):
         c.args()
-        return c.fail("shuffle expects 2 arguments (vector, [indices]) or 3 (a, b, [indices])",
+        return c.fail("shuffle expects 2 or 3 arguments: (vector, [indices]) or (a, b, [indices])",
                       code="intrinsic-arity")
     vecs = [c.arg(i) for i in range(c.nargs - 1)]
     indices = c.array_literal(c.nargs - 1)
@@ -45,11 +45,26 @@ def _select(c) -> T.Type:
     if m.is_error or a.is_error or b.is_error:
         return T.ERROR
     if not isinstance(a, T.Vector) or a is not b:
-        return c.fail(f"select operands must be vectors of the same type, got {a} and {b}", c.arg_span(1))
-    if not isinstance(m, T.Mask) or m.lanes != a.lanes:
+        notes, fixes = c.blame([1, 2], None, f" but the other operand is {b if a is not b else a}")
+        return c.fail(f"select operands must be vectors of the same type, got {a} and {b}", c.arg_span(1),
+                      notes=notes, suggestions=fixes)
+    if not isinstance(m, T.Mask):
         return c.fail(f"select mask must be bool vector matching operand width, got {m}. "
                       "Use comparison operators (.>, .==) to create a mask", c.arg_span(0))
+    if m.lanes != a.lanes:
+        # The mask is a comparison (masks have no other source): blame the
+        # operands' width, naming a context-typed default when that is the cause.
+        compared = c.compared_type(0)
+        shape = compared if compared is not None else f"{m.lanes}-lane vectors"
+        want = T.vector(compared.elem, m.lanes) if compared is not None else None
+        notes, fixes = c.blame([1, 2], want, f" but the mask compares {shape}")
+        if notes:
+            return c.fail(f"select mask must be bool vector matching operand width: {notes[0]}",
+                          c.blamed_span([1, 2]), code="vector-width", notes=notes[1:], suggestions=fixes)
+        return c.fail(f"select mask must be bool vector matching operand width: the mask compares {shape} "
+                      f"but the operands are {a}", c.arg_span(1), code="vector-width")
     return a
+
 
 
 def _movemask(c) -> T.Type:

@@ -30,7 +30,10 @@ def check_writable(c, p: T.Pointer, elem: T.Type, what: str = "vector element ty
                code="immutable-pointer")
         return False
     if p.pointee is not elem:
-        c.fail(f"{c.name} type mismatch: pointer element type is {p.pointee}, but {what} is {elem}")
+        notes = []
+        if c.nargs > 2:  # the stored value is argument 2 of every storing intrinsic
+            notes, _ = c.blame([2], None, f" but the pointer element type is {p.pointee}", p.pointee)
+        c.fail(f"{c.name} type mismatch: pointer element type is {p.pointee}, but {what} is {elem}", notes=notes)
         return False
     return True
 

@@ -7,6 +7,7 @@ type.
 from __future__ import annotations
 
 from ..typesys import model as T
+from .migrations import migration
 from .table import Intrinsic, arm_only, declare_typed
 
 FAMILY = "saturating arithmetic"
@@ -36,15 +37,14 @@ def _polymorphic(op: str, types: tuple[str, ...], target=None) -> Intrinsic:
             return T.ERROR
         if a is b and a in accepted:
             return a
-        return c.fail(f"{op} expects two vectors of the same type ({listing}), got ({a}, {b})")
+        notes, fixes = c.blame_peers([0, 1])
+        return c.fail(f"{op} expects two vectors of the same type ({listing}), got ({a}, {b})", notes=notes,
+                      suggestions=fixes)
 
-    # The typed spellings, as the deprecation warning lists them (TOOLCHAIN.md §9.4).
-    advice = "use the typed spelling: " + " / ".join(f"{op}_{t}" for t in types)
-    if target is not None:  # only abs_diff has one: its typed spellings are ARM-only too
-        advice += " (ARM-only)"
+    m = migration(op)
     return Intrinsic(op, ("a", "b"), tuple(f"({t}, {t}) -> {t}" for t in types),
                      f"{_DOCS[op][0].upper()}{_DOCS[op][1:]} (deprecated: use the typed {op}_<T>).",
-                     rule, FAMILY, "v1.11", target, deprecated="1.12.0", advice=advice)
+                     rule, FAMILY, "v1.11", target, deprecated=m.version, advice=m.replacement)
 
 
 def _typed(op: str, ty: str, target=None) -> Intrinsic:

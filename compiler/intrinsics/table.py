@@ -37,6 +37,11 @@ class Intrinsic:
     def core(self) -> bool:
         return self.since.startswith("CORE")
 
+    @property
+    def extension(self) -> bool:
+        """Not in the reference compiler (documented in the README's Extensions)."""
+        return self.since.startswith("extension")
+
     def snippet(self) -> str:
         """An LSP snippet: `fma(${1:a}, ${2:b}, ${3:c})`."""
         inner = ", ".join(f"${{{i + 1}:{p}}}" for i, p in enumerate(self.params))
@@ -72,14 +77,21 @@ def fixed(name: str, sigs: list[tuple[tuple[str, ...], str]]) -> Rule:
             n = arities[0]
             plural = "argument" if n == 1 else "arguments"
             return c.fail(f"{name} expects {n} {plural}: {listing}", code="intrinsic-arity")
-        actual = c.args()
+        actual = c.signature_args(typed)
         if any(a.is_error for a in actual):
             return T.ERROR
         for params, ret in typed:
             if len(params) == len(actual) and all(T.compatible(a, p) for a, p in zip(actual, params)):
                 return ret
         got = ", ".join(str(a) for a in actual)
-        return c.fail(f"{name} expects {listing}, got ({got})", code="intrinsic-args")
+        notes, fixes = c.blame(list(range(c.nargs)), None, f", which fits no signature of {name}")
+        if arities == [1]:  # one operand: `widen_u8_u16_hi expects u8x16, got f32x4`
+            alternatives = [p[0] for p, _ in sigs]
+            wanted = alternatives[0] if len(alternatives) == 1 else \
+                ", ".join(alternatives[:-1]) + " or " + alternatives[-1]
+            return c.fail(f"{name} expects {wanted}, got {got}", c.arg_span(0), notes=notes, suggestions=fixes)
+        return c.fail(f"{name} expects {listing}, got ({got})", code="intrinsic-args", notes=notes,
+                      suggestions=fixes)
 
     return rule
 

@@ -14,6 +14,7 @@ import re
 from lsprotocol import types as lsp
 
 from compiler.intrinsics import lookup as intrinsic
+from compiler.intrinsics import resolve_call
 from compiler.symbols import Symbol
 from compiler.syntax import ast as A
 from compiler.syntax.tokens import IDENT, KEYWORDS
@@ -105,8 +106,8 @@ def refusal(analysis, sym: Symbol, new: str) -> str | None:
         return f"'{new}' is not a valid identifier"
     if new in KEYWORDS:
         return f"'{new}' is a keyword"
-    if sym.kind in ("function", "kernel") and intrinsic(new) is not None and new != "abs":
-        return f"'{new}' is an intrinsic; a function cannot take its name"
+    if sym.kind in ("function", "kernel") and resolve_call(new, user_defined=True) is not None:
+        return f"'{new}' is an intrinsic; calls to '{new}' would call the intrinsic, not this function"
     if sym.kind == "struct":
         if new in _TYPE_IDENTIFIERS:
             return f"'{new}' is a type name"

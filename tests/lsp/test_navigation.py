@@ -151,7 +151,7 @@ async def test_rename_edits_every_occurrence_and_checks_clean(client, where, new
     ((9, 13), "SCALE", "'SCALE' is already a constant"),
     ((1, 4), "y", "'y' is already a field in 'Vec2'"),
     ((5, 8), "run", "'run' is already a function"),
-    ((5, 8), "sqrt", "'sqrt' is an intrinsic; a function cannot take its name"),
+    ((5, 8), "sqrt", "'sqrt' is an intrinsic; calls to 'sqrt' would call the intrinsic, not this function"),
     ((0, 8), "point", "'point' must start with a capital letter"),
 ])
 async def test_rename_refused(client, where, new_name, reason):

@@ -126,6 +126,7 @@ def _pack_arm(em, kind: str, a: ir.Value, b: ir.Value, lt: ir.VectorType) -> ir.
 
 LOWER = {"to_f32": _to(T.F32), "to_f64": _to(T.F64), "to_i32": _to(T.I32), "to_i64": _to(T.I64),
          "to_i16": _to(T.I16), "to_f16": _to(T.F16),
+         **{f"to_{t.name}": _to(t) for t in (T.I8, T.U8, T.U16, T.U32, T.U64)},
          "widen_i8_f32x4": _widen(True), "widen_u8_f32x4": _widen(False),
          "narrow_f32x4_i8": _narrow_f32x4_i8,
          **{f"ptr_as_{e}": _ptr_as for e in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64")},
