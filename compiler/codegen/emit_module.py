@@ -19,6 +19,10 @@ from .errors import CodegenError
 from .ltypes import TypeMap
 
 
+# C library functions the generated code itself calls (println -> printf).
+RUNTIME_SYMBOLS = frozenset({"printf"})
+
+
 class ModuleEmitter:
     def __init__(self, path: str, options: Options, symbols: SymbolTable, triple: str, data_layout: str):
         self.module = ir.Module(name="ea_module", context=ir.Context())
@@ -51,12 +55,17 @@ class ModuleEmitter:
         ret = f.ret_ty
         is_main = f.name == "main"
         lret = ir.IntType(32) if is_main and ret is T.VOID else self.types(ret)
-        fn = ir.Function(self.module, ir.FunctionType(lret, [self.types(t) for t in params]), name=f.name)
+        private = not (f.export or is_main)
+        # A private function's IR name is free: one named like a runtime symbol is
+        # renamed so the runtime's declaration keeps the name (private symbols never
+        # reach the object's symbol table).
+        name = f"{f.name}.ea" if private and f.name in RUNTIME_SYMBOLS else f.name
+        fn = ir.Function(self.module, ir.FunctionType(lret, [self.types(t) for t in params]), name=name)
         fn.attributes.add("nounwind")
         # Calls to a user function named like a C library function (`abs`) must
         # reach it, not the builtin LLVM would substitute by name.
         fn.attributes.add("nobuiltin")
-        if not (f.export or is_main):
+        if private:
             fn.linkage = "private"
             fn.attributes.add("alwaysinline")
         for arg, p, t in zip(fn.args, f.params, params):

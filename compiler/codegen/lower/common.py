@@ -32,6 +32,11 @@ def declare(em, name: str, ret: ir.Type, args: list[ir.Type], varargs: bool = Fa
     fn = module.globals.get(name)
     if fn is None:
         fn = ir.Function(module, ir.FunctionType(ret, args, var_arg=varargs), name=name)
+    elif not fn.is_declaration:  # an exported user function has taken the C library's name
+        call = em.calls[-1] if em.calls else None
+        raise CodegenError(f"this needs the C library's '{name}', but the exported function '{name}' "
+                           f"replaces it in this file; rename that function", call.span if call else None,
+                           user=True)
     return fn
 
 
