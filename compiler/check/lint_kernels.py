@@ -285,7 +285,7 @@ def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store]) -> No
 
     def at(offset: int) -> str:
         d = offset - base_const
-        sep = "" if simple else " "
+        sep = "" if base.isidentifier() else " "
         return base if d == 0 else f"{base}{sep}{'+' if d > 0 else '-'}{sep}{abs(d)}"
 
     def ranges(offsets) -> str:
