@@ -73,7 +73,8 @@ class AffineEnv:
         return env
 
     def bind(self, let: A.Let) -> None:
-        self.known[let.name] = None if let.mutable else self.form(let.value)
+        integer = getattr(let.ty, "is_integer", False)
+        self.known[let.name] = self.form(let.value) if integer and not let.mutable else None
 
     def form(self, e: A.Expr) -> Affine | None:
         if isinstance(e, A.Paren):

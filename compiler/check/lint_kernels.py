@@ -52,7 +52,7 @@ def lint_coverage(func: A.Func, checker) -> None:
     body = [s for s in main.body.stmts if not getattr(s, "synthetic", False)]
     invariants = {p.name for p in func.params}
     env = AffineEnv(k.var, invariants, checker.const_values, checker.source.text_of)
-    walker = _Walker(checker.const_values, frozenset(checker.funcs))
+    walker = _Walker(checker.const_values, checker.funcs)
     walker.block(body, env)
     by_ptr: dict[str, list[Store]] = {}
     for s in walker.stores:
@@ -81,7 +81,7 @@ def _main_loop(func: A.Func) -> A.While | None:
 class _Walker:
     """Collects the body's stores and the pointers whose writes it cannot follow."""
 
-    def __init__(self, consts: dict, user_funcs: frozenset):
+    def __init__(self, consts: dict, user_funcs):
         self.consts = consts
         self.user_funcs = user_funcs
         self.stores: list[Store] = []

@@ -89,9 +89,14 @@ def multiple_of(e: A.Expr, step: int, consts: dict) -> bool:
     return False
 
 
+def needs_callers(func: A.Func) -> bool:
+    """Whether the kernel's tail leaves elements untouched (then its callers matter)."""
+    return func.origin.step > 1 and func.origin.tail in (None, "pad")
+
+
 def lint_tail(func: A.Func, calls: list[A.Call], checker) -> None:
     k = func.origin
-    if k.step <= 1 or k.tail not in (None, "pad"):
+    if not needs_callers(func):
         return
     nparams = len(func.params)
     risky = [c for c in calls if len(c.args) == nparams and

@@ -15,6 +15,7 @@ One warning per vector type and file, at its first use.
 from __future__ import annotations
 
 import platform
+from bisect import bisect_right
 
 from ..cpu_levels import BASE, CPU_LEVELS, host_features_from_os
 from ..options import Options
@@ -51,15 +52,22 @@ def _cpu_label(options: Options) -> str:
 
 
 def lint_widths(program: A.Program, checker) -> None:
+    funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg != "aarch64"
+             and not checker.options_for(f.cfg).is_arm]
     first: dict[str, object] = {}  # vector name -> span of its first use
-    for item in program.items:
-        if not isinstance(item, A.Func) or item.cfg == "aarch64":
-            continue
-        if checker.options_for(item.cfg).is_arm:
-            continue
-        for span, name in _uses(item, checker):
-            if name not in first or span.start < first[name].start:
-                first[name] = span
+
+    def use(span, name: str) -> None:
+        if name not in first or span.start < first[name].start:
+            first[name] = span
+    for f in funcs:
+        for span, name in _written(f):
+            use(span, name)
+    starts = [f.span.start for f in funcs]  # items are in source order
+    for span, t in checker.expr_types:
+        if isinstance(t, T.Vector) and t.name in VECTORS:
+            i = bisect_right(starts, span.start) - 1
+            if i >= 0 and span.start < funcs[i].span.end:
+                use(span, t.name)
     if not first:
         return
     options = checker.options_for("x86_64")
@@ -84,18 +92,14 @@ def lint_widths(program: A.Program, checker) -> None:
             f"{alternative}", span)
 
 
-def _uses(func: A.Func, checker):
-    """(span, vector name) of every written vector type and every typed
-    vector expression in `func`."""
+def _written(func: A.Func):
+    """(span, vector name) of every vector type written in `func`'s
+    signature and `let`s."""
     for p in func.params:
         if isinstance(p.type, A.NamedType) and p.type.name in VECTORS:
             yield p.type.span, p.type.name
     if isinstance(func.ret, A.NamedType) and func.ret.name in VECTORS:
         yield func.ret.span, func.ret.name
-    lo, hi = func.span.start, func.span.end
-    for span, t in checker.expr_types:
-        if isinstance(t, T.Vector) and lo <= span.start < hi and t.name in VECTORS:
-            yield span, t.name
     stack = list(func.body.stmts)
     while stack:
         s = stack.pop()
