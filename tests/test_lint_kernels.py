@@ -228,3 +228,21 @@ def test_examples_have_no_coverage_warning():
         if name.endswith(".ea"):
             with open(os.path.join(root, name), encoding="utf-8") as f:
                 assert warnings(f.read()) == [], name
+
+
+def test_ea_check_text_and_json(tmp_path):
+    import json
+    import subprocess
+    import sys
+    ea = os.path.join(os.path.dirname(sys.executable), "ea")
+    (tmp_path / "k.ea").write_text(VSCALE)
+    proc = subprocess.run([ea, "check", "k.ea", "--target=haswell"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert rendered(VSCALE) in proc.stdout + proc.stderr
+    assert "checked 1 file: 0 errors, 1 warning" in proc.stdout + proc.stderr
+    proc = subprocess.run([ea, "check", "--format", "json", "k.ea", "--target=haswell"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    report = json.loads(proc.stdout)
+    (d,) = report["files"][0]["diagnostics"]
+    (expected,) = warnings(VSCALE)
+    assert d == expected.to_json() and report["warnings"] == 1
