@@ -46,8 +46,6 @@ ITEMS = {
                                 "    return [1, 2, 3, 4]i32x4\n}\n",
     "scalar-params": "export func f(a: i8, b: u8, c: i16, d: u16, e: i32, g: u32, h: i64, k: u64, "
                      "m: f32, n: f64, o: bool) {\n}\n",
-    "kernel-no-tail": "export kernel k(x: *f32, y: *mut f32) over i in n step 4 {\n"
-                      "    store(y, i, load(x, i))\n}\n",
     "kernel-not-exported": "kernel k(x: *f32, y: *mut f32) over i in n step 4 {\n"
                            "    store(y, i, load(x, i))\n}\n",
     "kernel-tail-pad": "export kernel k(x: *f32, y: *mut f32) over i in n step 8 tail pad {\n"
@@ -242,6 +240,12 @@ def test_kernel_desugared_shape(tail, tail_kind):
     assert [type(s) for s in stmts[2:]] == ([tail_kind] if tail_kind else [])
     if tail_kind is A.While:
         assert stmts[2].cond.op == "<" and stmts[2].body.stmts[-1].value.right.value == 1
+
+
+def test_exported_kernel_without_tail_is_accepted_with_a_warning():
+    src = "export kernel k(x: *f32, y: *mut f32) over i in n step 4 {\n    store(y, i, load(x, i))\n}\n"
+    assert messages(src) == [("type", 1, "kernel 'k' has no tail: when callers pass a value of 'n' that is "
+                                         "not a multiple of 4, the last n % 4 elements are never processed")]
 
 
 def test_kernel_tail_may_redeclare_a_body_name():

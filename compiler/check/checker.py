@@ -18,6 +18,7 @@ from ..typesys import model as T
 from ..typesys.vectors import VECTORS, target_error
 from .consteval import ConstError, evaluate
 from .exprs import ExprChecker
+from .lints import run_lints
 from .scope import Binding, FuncInfo
 from .stmts import StmtChecker
 from .suggest import did_you_mean
@@ -81,6 +82,7 @@ class Checker(ExprChecker, StmtChecker):
         infos = [self.declare_func(f) for f in funcs]
         for f, info in zip(funcs, infos):
             self.check_func(f, info)
+        run_lints(self, program)
 
     def options_for(self, cfg: str | None) -> Options:
         if cfg is None or cfg == self.base_options.arch:

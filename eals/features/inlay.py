@@ -2,7 +2,8 @@
 source line) compiles to, at the end of its line. Level from
 `server.config.inlay_hints` (off / functions / lines). The codegen runs in
 the codegen pool (lookup.inspect_report, cached per uri, version and
-options); a file with errors gets no hints."""
+options); a file with errors gets no hints. Type hints for the widths of
+context-typed calls come from inlay_widths, at every level but off."""
 from __future__ import annotations
 
 from lsprotocol import types as lsp
@@ -12,6 +13,7 @@ from ..convert import column
 from compiler.syntax import ast as A
 
 from ..lookup import function_report, inspect_report
+from .inlay_widths import width_hints
 
 
 def register(server) -> None:
@@ -48,9 +50,12 @@ async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
     analysis = await ls.current_analysis(uri)
     if analysis is None or not analysis.ok:
         return []
+    widths = width_hints(analysis, rng)
     report = await inspect_report(ls, uri)
-    if report is None or ls.docs.get(uri) is not doc or doc.version != version:
-        return []  # errors, or the text changed meanwhile: the client asks again
+    if ls.docs.get(uri) is not doc or doc.version != version:
+        return []  # the text changed meanwhile: the client asks again
+    if report is None:
+        return widths
     source = analysis.source
     arch = ls.config.options().arch
     found: list[tuple[int, int, str]] = []  # (line, order, label)
@@ -73,4 +78,4 @@ async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
         end = column(source, line, len(source.line_text(line)) + 1)
         hints.append(lsp.InlayHint(position=lsp.Position(line=line - 1, character=end), label=label,
                                    padding_left=True))
-    return hints
+    return sorted(widths + hints, key=lambda h: (h.position.line, h.position.character))

@@ -179,7 +179,7 @@ export func hist16(px: *u8, len: i32, out bins: *mut i32 [cap: 16]) {
     foreach (i in 0..16) { bins[i] = 0 }
 }
 func helper(x: f32) -> f32 { return x * 2.0 }
-export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8 {
+export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8 tail pad {
     store(dst, i, load_f32x8(src, i) .* splat(helper(g)))
 }
 export func pick(ps: *Pair, k: i32, flag: bool, big: u64, w: *restrict mut Px, d: f64) -> i64 {

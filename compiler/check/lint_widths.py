@@ -1,0 +1,116 @@
+"""Lint: a vector type wider than the target's registers (warning
+`vector-too-wide`).
+
+x86 compiles every vector type, but a 512-bit type on a CPU without
+AVX-512 (or a 256-bit one without AVX/AVX2) is split by LLVM into narrower
+operations: it runs, at the speed of the narrower code, without a word
+(LANGUAGE.md §5.3 keeps this legal). The CPU is the one code generation
+uses (compiler/codegen/target.py): `--target`'s level from
+compiler/cpu_levels.py, or the host's features; `--avx512` adds AVX-512.
+A CPU whose features are not known gives no warning. AArch64's own rules
+(wider than 128 bits is an error) are the checker's and stay errors.
+
+One warning per vector type and file, at its first use.
+"""
+from __future__ import annotations
+
+import platform
+from bisect import bisect_right
+
+from ..cpu_levels import BASE, CPU_LEVELS, host_features_from_os
+from ..options import Options
+from ..syntax import ast as A
+from ..typesys import model as T
+from ..typesys.vectors import VECTORS
+
+
+def target_features(options: Options) -> frozenset[str] | None:
+    """The x86 features code is generated for, or None when unknown."""
+    if options.target_cpu not in ("", "native"):
+        found = CPU_LEVELS.get(options.target_cpu)
+    elif options.target_triple and not options.target_triple.startswith(platform.machine().lower()):
+        found = BASE  # cross-compiling: LLVM's generic CPU
+    else:
+        found = host_features_from_os()
+    if found is not None and options.avx512:
+        found = found | {"avx512f", "avx512vl", "avx512bw"}
+    return found
+
+
+def _needs(name: str) -> tuple[str, str] | None:
+    """(feature, its display name) a full-width register of this type needs."""
+    info = VECTORS[name]
+    if info.bits == 512:
+        return ("avx512bw", "AVX-512BW") if info.elem in ("i8", "u8", "i16", "u16") else ("avx512f", "AVX-512")
+    if info.bits == 256:
+        return ("avx", "AVX") if info.elem in ("f32", "f64") else ("avx2", "AVX2")
+    return None
+
+
+def _cpu_label(options: Options) -> str:
+    return "the host CPU" if options.target_cpu in ("", "native") else f"--target={options.target_cpu}"
+
+
+def lint_widths(program: A.Program, checker) -> None:
+    funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg != "aarch64"
+             and not checker.options_for(f.cfg).is_arm]
+    first: dict[str, object] = {}  # vector name -> span of its first use
+
+    def use(span, name: str) -> None:
+        if name not in first or span.start < first[name].start:
+            first[name] = span
+    for f in funcs:
+        for span, name in _written(f):
+            use(span, name)
+    starts = [f.span.start for f in funcs]  # items are in source order
+    for span, t in checker.expr_types:
+        if isinstance(t, T.Vector) and t.name in VECTORS:
+            i = bisect_right(starts, span.start) - 1
+            if i >= 0 and span.start < funcs[i].span.end:
+                use(span, t.name)
+    if not first:
+        return
+    options = checker.options_for("x86_64")
+    features = target_features(options)
+    if features is None:
+        return
+    for name, span in sorted(first.items(), key=lambda kv: kv[1].start):
+        need = _needs(name)
+        if need is None or need[0] in features:
+            continue
+        info = VECTORS[name]
+        half = f"{info.elem}x{info.lanes // 2}"
+        if need[0].startswith("avx512"):
+            fix = "compile with --avx512 (for a CPU that has it)"
+        else:
+            fix = f"compile for a CPU with {need[1]} (e.g. --target=haswell)"
+        alternative = f" or use {half}" if half in VECTORS else ""
+        checker.sink.warning(
+            "codegen", "vector-too-wide",
+            f"{name} is {info.bits} bits wide, but {_cpu_label(options)} has no {need[1]}: LLVM splits "
+            f"every {name} operation into narrower ones. To use {info.bits}-bit registers, {fix}"
+            f"{alternative}", span)
+
+
+def _written(func: A.Func):
+    """(span, vector name) of every vector type written in `func`'s
+    signature and `let`s."""
+    for p in func.params:
+        if isinstance(p.type, A.NamedType) and p.type.name in VECTORS:
+            yield p.type.span, p.type.name
+    if isinstance(func.ret, A.NamedType) and func.ret.name in VECTORS:
+        yield func.ret.span, func.ret.name
+    stack = list(func.body.stmts)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, A.Let):
+            if isinstance(s.type, A.NamedType) and s.type.name in VECTORS:
+                yield s.type.span, s.type.name
+        elif isinstance(s, A.If):
+            stack.extend(s.then.stmts)
+            if s.orelse is not None:
+                stack.extend(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse])
+        elif isinstance(s, (A.While, A.ForEach)):
+            stack.extend(s.body.stmts)
+        elif isinstance(s, A.Unroll):
+            stack.append(s.loop)

@@ -1,0 +1,28 @@
+"""Warnings about code that type-checks but does not do what it seems to:
+run by the checker after every function is typed, on the typed, desugared
+tree. Each lint is its own module; a kernel with type errors is not linted
+(its types are incomplete)."""
+from __future__ import annotations
+
+from ..syntax import ast as A
+from .lint_kernels import lint_coverage
+from .lint_tails import calls_by_name, lint_tail, needs_callers
+from .lint_widths import lint_widths
+
+
+def run_lints(checker, program: A.Program) -> None:
+    errors = [d.span for d in checker.sink.items if d.is_error and d.span is not None]
+    calls: dict | None = None
+    for func in program.items:
+        if not isinstance(func, A.Func) or func.origin is None:
+            continue
+        if any(func.span.start <= s.start < func.span.end for s in errors):
+            continue
+        checker.options = checker.options_for(func.cfg)
+        lint_coverage(func, checker)
+        if needs_callers(func):
+            if calls is None:
+                calls = calls_by_name(program)
+            lint_tail(func, calls.get(func.name, []), checker)
+        checker.options = checker.base_options
+    lint_widths(program, checker)
