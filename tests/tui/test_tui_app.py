@@ -12,8 +12,13 @@ from tui.screens.target import TargetScreen
 from tui.widgets.code_view import CodeView
 
 
-async def test_avx512_switch_recompiles_with_zmm(fma_copy):
-    app = make_app(fma_copy)
+async def test_avx512_switch_recompiles_with_zmm(tmp_path):
+    # An f32x16 kernel: split into ymm halves on haswell, zmm once AVX-512 is on.
+    path = tmp_path / "wide.ea"
+    path.write_text("export kernel scale16(x: *restrict f32, y: *restrict mut f32, a: f32)\n"
+                    "    over i in n step 16\n    tail scalar { y[i] = a * x[i] }\n{\n"
+                    "    let v: f32x16 = load(x, i)\n    store(y, i, v .* splat(a))\n}\n")
+    app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
         await compiled(pilot)
         assert "zmm" not in app.stages.asm and "AVX-512" not in app.sub_title
