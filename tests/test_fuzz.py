@@ -1,17 +1,19 @@
 """Seeded fuzzing: mutated examples through `analyze`, the code generator and the `ea` CLI.
 
 Each mutant is a file of examples/*.ea with 1-5 random edits: token deletions,
-duplications and swaps, splices from another example, byte flips, inserted
-non-ASCII text or invalid UTF-8, truncation. Mutant `i` depends only on the
+duplications and swaps, splices from another example, a token repeated hundreds
+of times (long lines), an identifier lengthened to thousands of characters
+everywhere it occurs, byte flips, inserted non-ASCII text or invalid UTF-8, truncation. Mutant `i` depends only on the
 seed and `i`, so a failure names the mutant that reproduces it. Checked:
 `analyze` never raises (EA_DEBUG=1 lets compiler bugs propagate) and reports no
-internal error, spans stay inside the file; mutants that analyse clean compile
-to machine code for several targets without an internal error; the CLI on a few
+internal error, spans stay inside the file; mutants that analyse clean (a third
+of them with every declared name lengthened past 1,000 characters) compile to
+machine code for several targets without an internal error; the CLI on a few
 mutants exits 0 or 1, with errors printed, never a traceback or a signal.
 
 The default run takes a few seconds. A long run:
     EA_FUZZ_SEED=1 EA_FUZZ_MUTANTS=20000 EA_FUZZ_COMPILES=1000 EA_FUZZ_CLI=20 \\
-        .venv/bin/pytest tests/test_fuzz.py -s
+        EA_FUZZ_LONG_NAME=3000 .venv/bin/pytest tests/test_fuzz.py -s
 prints how many mutants were clean and the slowest ones.
 """
 from __future__ import annotations
@@ -39,6 +41,9 @@ SEED = int(os.environ.get("EA_FUZZ_SEED", "11"))
 MUTANTS = int(os.environ.get("EA_FUZZ_MUTANTS", "1000"))
 COMPILES = int(os.environ.get("EA_FUZZ_COMPILES", "30"))
 CLI_RUNS = int(os.environ.get("EA_FUZZ_CLI", "3"))
+# Longest identifier a mutant makes. Kept short by default: the checker's "did you
+# mean" edit distance is quadratic in the length of a misspelt name.
+LONG_NAME = int(os.environ.get("EA_FUZZ_LONG_NAME", "300"))
 TARGETS = [Options(opt_level=0), Options(), Options(avx512=True, opt_level=1),
            Options(target_triple="aarch64-unknown-linux-gnu", dotprod=True, i8mm=True, fp16=True, opt_level=2)]
 NON_ASCII = [s.encode() for s in ("é", "😀", "\u200b", "λ", "\u00a0", "中文", "\ufeff", "ﬁ")] + \
@@ -60,9 +65,17 @@ def _token_edit(rng: random.Random, chunks: list[bytes]) -> None:
     n = len(chunks)
     i = rng.randrange(n + 1)
     j = min(n, i + rng.randint(1, 12))
-    op = rng.choice(("delete", "duplicate", "splice", "swap"))
+    op = rng.choice(("delete", "duplicate", "splice", "swap", "delete", "duplicate", "splice", "swap",
+                     "repeat", "lengthen"))
     if op == "delete":
         del chunks[i:j]
+    elif op == "repeat" and i < n:  # long lines and long files: the places quadratic work hides
+        chunks[i:i + 1] = [chunks[i].rstrip(b"\n") or b" "] * rng.randint(50, 400)
+    elif op == "lengthen" and i < n:  # very long identifiers
+        ident = rng.choice([c for c in chunks if c[:1].isalpha()] or [b"x"])
+        word = ident.split()[0] if ident.split() else b"x"
+        longer = word + b"_" * rng.randint(LONG_NAME // 4, LONG_NAME)
+        chunks[:] = [c.replace(word, longer, 1) if c.split()[:1] == [word] else c for c in chunks]
     elif op == "duplicate":
         k = rng.randrange(n + 1)
         chunks[k:k] = chunks[i:j] * rng.randint(1, 3)
@@ -101,6 +114,20 @@ def mutant(index: int) -> tuple[str, bytes]:
     for _ in range(byte_edits):
         data = _byte_edit(rng, data)
     return name, data
+
+
+def lengthened(data: bytes, length: int) -> bytes:
+    """`data` with every name it declares (functions, parameters, fields, typed lets)
+    `length` characters longer, at each occurrence: the same program with long names."""
+    tokens = lex(SourceFile("x.ea", data), DiagnosticSink())
+    declared = {t.text for t, after in zip(tokens, tokens[1:]) if t.kind == "Identifier" and after.text == ":"}
+    declared |= {after.text for t, after in zip(tokens, tokens[1:]) if t.kind == "Func" and after.kind == "Identifier"}
+    out, pos = [], 0
+    for t in tokens:
+        if t.kind == "Identifier" and t.text in declared:
+            out += [data[pos:t.end], b"_" * length]
+            pos = t.end
+    return b"".join(out) + data[pos:]
 
 
 def _debug_analyze(data: bytes, path: str, options: Options = Options()):
@@ -160,17 +187,21 @@ def test_clean_mutants_compile_to_machine_code():
     for k, index in enumerate(clean[:COMPILES]):
         name, data = mutant(index)
         options = TARGETS[k % len(TARGETS)]
+        where = _where(index, name)
+        if k % 3 == 1:  # names past LLVM's 1024-byte limit on local value names
+            data = lengthened(data, 1000 + 37 * k)
+            where += f" with names lengthened by {1000 + 37 * k}"
         try:
             analysis, module = compile_source(data, name, options)
             if module is not None:
                 module.object()
         except Exception as err:  # noqa: BLE001
-            failures.append(f"{_where(index, name)} on {options}: {type(err).__name__}: {err}")
+            failures.append(f"{where} on {options}: {type(err).__name__}: {err}")
             continue
         for d in analysis.diagnostics:
             # The only codegen error a clean analysis may still produce is a target one.
             if d.is_error and not (d.kind == "codegen" and d.code == "target"):
-                failures.append(f"{_where(index, name)} on {options}: {d.kind}/{d.code}: {d.message}")
+                failures.append(f"{where} on {options}: {d.kind}/{d.code}: {d.message}")
     assert not failures, "\n".join(failures[:10])
 
 
