@@ -1,13 +1,15 @@
-"""Identifiers of any length compile (found by fuzzing: 1,023 characters and more gave
-"generated code failed validation — LLVM IR parsing error"). LLVM cuts local value
-names to 1024 bytes, so codegen labels locals with a prefix of the identifier
-(compiler/codegen/names.py); function symbols keep their full name.
+"""Identifiers of any length and lines of any length compile (found by fuzzing:
+1,023 characters and more gave "generated code failed validation — LLVM IR parsing
+error"). LLVM cuts local value names to 1024 bytes, so codegen labels locals with a
+prefix of the identifier (compiler/codegen/names.py); function symbols keep their
+full name. LLVM's debug locations hold 16-bit columns: past 65,535 the column is 0.
 
 Each case is compiled with `ea k.ea --lib`, loaded with ctypes by the full exported
 name, run, and compared with the value computed here."""
 from __future__ import annotations
 
 import ctypes
+import re
 import subprocess
 
 import pytest
@@ -68,3 +70,19 @@ def test_long_identifiers_in_emitted_ir(tmp_path):
     assert f"@{symbol}(" in proc.stdout or f'@"{symbol}"(' in proc.stdout  # whole symbol
     for local in ("param", "local_a", "local_b"):  # labelled with a prefix
         assert names[local] not in proc.stdout and names[local][:200] in proc.stdout
+
+
+def test_a_line_past_65535_columns_compiles_and_runs(tmp_path):
+    terms = 40_000  # `x+x+...+x`: the last term sits at column 80,011
+    (tmp_path / "k.ea").write_text("export func f(x: i32) -> i32 {\n    return " + "x+" * terms + "x\n}\n")
+    proc = ea("k.ea", "--lib", "-o", "libk.so", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    fn = ctypes.CDLL(str(tmp_path / "libk.so")).f
+    fn.restype, fn.argtypes = ctypes.c_int32, [ctypes.c_int32]
+    assert fn(3) == 3 * (terms + 1)
+    proc = ea("k.ea", "--emit-llvm", "--opt-level=0", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    columns = {int(c or 0) for c in re.findall(r"!DILocation\(line: 2, (?:column: (\d+), )?scope", proc.stdout)}
+    # the `x` at column 65,534 keeps its column; those from 65,536 on have column 0 (unknown,
+    # which LLVM prints by leaving the column out)
+    assert 65534 in columns and 0 in columns and max(columns) == 65534
