@@ -4,10 +4,17 @@ The lexer works on the file's bytes decoded as latin-1, so every index into
 `SourceFile.raw` is a byte offset. Columns are counted in characters (UTF-8
 code points), so tabs and non-ASCII text never shift a caret; the LSP wants
 UTF-16 columns, which `SourceFile.utf16_col` provides.
+
+Column conversions on a non-ASCII line go through tables built once per line
+(character offsets, UTF-16 unit counts), so converting every position of a
+long line costs linear time in total, not quadratic.
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+
+# UTF-8 continuation bytes: every other byte starts a character.
+_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
 class Span:
@@ -73,6 +80,9 @@ class SourceFile:
             starts.append(i + 1)
             i = find("\n", i + 1)
         self.line_starts = starts
+        self._char_tables: dict[int, list[int] | None] = {}
+        self._texts: dict[int, str] = {}
+        self._utf16_tables: dict[int, list[int] | None] = {}
 
     @property
     def line_count(self) -> int:
@@ -86,7 +96,10 @@ class SourceFile:
         start = self.line_starts[line - 1]
         if self.ascii:
             return offset - start + 1
-        return _char_count(self.raw, start, offset) + 1
+        table = self._char_table(line)
+        if table is None:
+            return offset - start + 1
+        return bisect_left(table, offset) + 1
 
     def span(self, start: int, end: int) -> Span:
         line = self.line_of(start)
@@ -97,49 +110,76 @@ class SourceFile:
         """The decoded text of a 1-based line, without its newline."""
         if not 1 <= line <= len(self.line_starts):
             return ""
-        start = self.line_starts[line - 1]
-        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.raw)
-        text = self.data[start:end].decode("utf-8", "replace")
-        return text[:-1] if text.endswith("\r") else text
+        text = self._texts.get(line)
+        if text is None:
+            start, end = self._line_bounds(line)
+            text = self.data[start:end].decode("utf-8", "replace")
+            text = text[:-1] if text.endswith("\r") else text
+            self._texts[line] = text
+        return text
 
     def offset_at(self, line: int, col: int) -> int:
         """Byte offset of a 1-based line and character column (clamped)."""
         line = min(max(line, 1), len(self.line_starts))
-        start = self.line_starts[line - 1]
-        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.raw)
-        if self.ascii:
-            return min(start + max(col, 1) - 1, end)
-        chars = 0
-        for i in range(start, end):
-            if chars == col - 1:
-                return i
-            if not 0x80 <= ord(self.raw[i]) <= 0xBF:
-                chars += 1
-        return end
+        start, end = self._line_bounds(line)
+        index = max(col, 1) - 1
+        table = None if self.ascii else self._char_table(line)
+        if table is None or index == 0:
+            return min(start + index, end)
+        return table[index] if index < bisect_left(table, end) else end
 
     def utf16_col(self, line: int, col: int) -> int:
         """0-based UTF-16 column (LSP `character`) of a 1-based character column."""
-        text = self.line_text(line)
-        prefix = text[: max(col - 1, 0)]
-        return sum(2 if ord(c) > 0xFFFF else 1 for c in prefix)
+        index = max(col - 1, 0)
+        table = self._utf16_table(line)
+        if table is None:
+            return min(index, len(self.line_text(line)))
+        return table[min(index, len(table) - 1)]
 
     def col_from_utf16(self, line: int, character: int) -> int:
         """1-based character column of a 0-based UTF-16 column."""
-        units = 0
-        for i, c in enumerate(self.line_text(line)):
-            if units >= character:
-                return i + 1
-            units += 2 if ord(c) > 0xFFFF else 1
-        return len(self.line_text(line)) + 1
+        table = self._utf16_table(line)
+        if table is None:
+            return min(max(character, 0), len(self.line_text(line))) + 1
+        return min(bisect_left(table, character), len(table) - 1) + 1
+
+    def _line_bounds(self, line: int) -> tuple[int, int]:
+        """Byte offsets of the start of a 1-based line and of its newline (or end of file)."""
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.raw)
+        return start, end
+
+    def _char_table(self, line: int) -> list[int] | None:
+        """Byte offsets of the characters of a line (its newline included); None if it is ASCII."""
+        if line in self._char_tables:
+            return self._char_tables[line]
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] if line < len(self.line_starts) else len(self.raw)
+        chunk = self.data[start:end]
+        table = None if chunk.isascii() else [start + i for i, b in enumerate(chunk) if not 0x80 <= b <= 0xBF]
+        self._char_tables[line] = table
+        return table
+
+    def _utf16_table(self, line: int) -> list[int] | None:
+        """UTF-16 units before each character of a line's text and after its last;
+        None when every character is one unit (the column is the character index)."""
+        if line in self._utf16_tables:
+            return self._utf16_tables[line]
+        text = self.line_text(line)
+        table = None
+        if not text.isascii() and any(ord(c) > 0xFFFF for c in text):
+            table = [0]
+            units = 0
+            for c in text:
+                units += 2 if ord(c) > 0xFFFF else 1
+                table.append(units)
+        self._utf16_tables[line] = table
+        return table
 
     def text_of(self, span: Span) -> str:
         return self.data[span.start : span.end].decode("utf-8", "replace")
 
 
-def _char_count(raw: str, start: int, end: int) -> int:
-    """Characters in raw[start:end]: bytes that are not UTF-8 continuation bytes."""
-    n = 0
-    for i in range(start, end):
-        if not 0x80 <= ord(raw[i]) <= 0xBF:
-            n += 1
-    return n
+def char_count(data: bytes, start: int, end: int) -> int:
+    """Characters in data[start:end]: the bytes that are not UTF-8 continuation bytes."""
+    return len(data[start:end].translate(None, _CONTINUATION))

@@ -1,6 +1,6 @@
 """ea-tui: the terminal workbench for Eä kernels.
 
-    ea-tui [FILE_OR_DIR] [--target CPU] [--avx512] [--target-triple T] [--opt-level N]
+    ea-tui [FILE_OR_DIR] [--target CPU] [--avx512] [--target-triple T] [--opt-level N] [--version]
 
 The app owns the state (workspace, target options, the latest compiler
 results, the source line under the cursor) and hands results to the panes;
@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from compiler import Options
+from compiler import Options, __version__
 
 from .commands import EaCommands
 from .compile_job import CompileResult, compile_file
@@ -259,6 +259,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--target-triple", default=None, metavar="TRIPLE",
                         help="cross-compile, e.g. aarch64-unknown-linux-gnu")
     parser.add_argument("--opt-level", type=int, choices=range(4), default=3, metavar="N", help="0-3 (default 3)")
+    parser.add_argument("--version", "-V", action="version", version=f"ea-tui {__version__}")
     return parser.parse_args(argv)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .envinfo import document_json, measurement_problem
+from .history import is_quick
 
 # The exit code of a run whose results regressed, with --fail-on-regression.
 REGRESSION_EXIT = 3
@@ -74,6 +75,9 @@ def _relative_change(now: int, before: int) -> float:
 def _mismatches(old: dict, new: dict) -> list[str]:
     """Why the baseline's build differs from this one, baseline value first."""
     reasons = []
+    if is_quick(old) != is_quick(new):
+        kinds = ("a --quick run", "a full run")
+        reasons.append(f"the baseline is {kinds[not is_quick(old)]}, this is {kinds[not is_quick(new)]}")
     for key in _COMPARED:
         if old[key] != new[key]:
             if key == "target_features":

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cli.flags import UsageError, parse_target_flag, validate
+from ..cli.flags import UsageError, joined, parse_target_flag, validate
 from ..options import Options
 from .baseline import REGRESSION_EXIT, diff_against, write_baseline
 from .envinfo import (MEASUREMENT_COUNTS, document_json, environment, host_arch,
@@ -29,15 +29,17 @@ from .suite import BenchError
 USAGE = """usage: ea bench <manifest.toml> [options]
 
 options:
-  --target=CPU                 forwarded to the kernel build (default: native)
+  --target CPU                 forwarded to the kernel build (default: native)
   --avx512 --fp16 --i8mm --dotprod
                                forwarded target features
-  --opt-level=N                forwarded optimisation level (default: 3)
+  --opt-level N                forwarded optimisation level (default: 3)
   --update-baseline            overwrite the manifest's baseline with this run's result
   --no-diff                    skip the baseline comparison
   --out PATH                   write the result JSON to PATH instead of stdout
   --fail-on-regression[=PCT]   exit 3 when a kernel is more than PCT % (default 10)
                                slower than the baseline (otherwise the diff only warns)
+  -h, --help                   this help
+An option's value may also be written --opt=value.
 """
 
 _FEATURE_FLAGS = ("--avx512", "--fp16", "--i8mm", "--dotprod")
@@ -112,8 +114,7 @@ def _bench(manifest_path: str, argv: list[str]) -> int:
 
 def _parse_args(argv: list[str]) -> _Args:
     args = _Args()
-    rest = iter(argv)
-    for arg in rest:
+    for arg in joined(argv, ("--out", "--target", "--opt-level")):
         if arg in _FEATURE_FLAGS or arg.startswith(_VALUE_FLAGS):
             args.opts = parse_target_flag(arg, args.opts)
             args.forwarded.append(arg)
@@ -121,10 +122,8 @@ def _parse_args(argv: list[str]) -> _Args:
             args.update_baseline = True
         elif arg == "--no-diff":
             args.diff = False
-        elif arg == "--out":
-            args.out = next(rest, None)
-            if args.out is None:
-                raise UsageError("--out needs a path")
+        elif arg.startswith("--out="):
+            args.out = arg.split("=", 1)[1]
         elif arg == "--fail-on-regression" or arg.startswith("--fail-on-regression="):
             args.fail_pct = _percent(arg)
         else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# Runs are comparable when they measured the same code on the same machine.
+# Runs are comparable when they measured the same code on the same machine, and
+# both for as long (a --quick run's short samples read slower at large sizes).
 _SAME_ENV = ("arch", "host_cpu", "target_cpu", "target_features", "opt_level")
 
 
@@ -34,12 +35,17 @@ def previous_medians(history: list[dict], env: dict) -> dict[str, float]:
     out: dict[str, float] = {}
     for doc in history:
         other = doc.get("env") or {}
-        if any(other.get(k) != env.get(k) for k in _SAME_ENV):
+        if any(other.get(k) != env.get(k) for k in _SAME_ENV) or is_quick(other) != is_quick(env):
             continue
         for m in doc["measurements"]:
             if isinstance(m, dict) and m.get("status", "ok") == "ok" and isinstance(m.get("median_ns"), (int, float)):
                 out[str(m.get("kernel"))] = float(m["median_ns"])
     return out
+
+
+def is_quick(env: dict) -> bool:
+    """Whether a document's env is of a --quick run (documents before the mark were full runs)."""
+    return env.get("quick") is True
 
 
 def append_history(suite, document: dict) -> Path | None:

@@ -64,6 +64,7 @@ class RunReport:
     results: list[Result] = field(default_factory=list)
     bandwidth_gbs: float | None = None
     pinned: bool = False
+    quick: bool = False  # --quick: short measurements, comparable only with other quick runs
 
     @property
     def failed(self) -> bool:
@@ -71,12 +72,16 @@ class RunReport:
 
     def document(self) -> dict:
         from .envinfo import environment, result_document
-        doc = result_document(self.suite.name, environment(self.options, self.pinned),
+        doc = result_document(self.suite.name, self.environment(),
                               [r.measurement() for r in self.results], self.suite.path.parent)
         doc["kind"] = "numpy"
         doc["bandwidth"] = None if self.bandwidth_gbs is None else {
             "kernel": "triad", "gbps": self.bandwidth_gbs}
         return doc
+
+    def environment(self) -> dict:
+        from .envinfo import environment
+        return dict(environment(self.options, self.pinned), quick=self.quick)
 
 
 def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = None, sizes: list[int] | None = None,
@@ -101,7 +106,7 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
     tell(f"compiling {suite.kernel.name}", step=False)
     kernel = _load(suite, options)
     tell(f"compiled {suite.kernel.name}")
-    report = RunReport(suite, options)
+    report = RunReport(suite, options, quick=quick)
     if measure_bw:
         from .bandwidth import measure_bandwidth
         tell("measuring memory bandwidth (triad)", step=False)
@@ -208,8 +213,7 @@ def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
 
 
 def _changes(report: RunReport) -> None:
-    from .envinfo import environment
-    before = previous_medians(read_history(report.suite), environment(report.options, report.pinned))
+    before = previous_medians(read_history(report.suite), report.environment())
     for r in report.results:
         if r.status == "ok" and r.key in before and before[r.key] > 0:
             r.change = r.median_ns / before[r.key] - 1.0

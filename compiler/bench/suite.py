@@ -24,7 +24,7 @@ Array entries: `dtype` (a NumPy dtype name, or a struct of the kernel such as
 `length` (an expression in n; default "n"), `shape` (a list of expressions),
 `seed`. A suite (or a `[[bench]]`) may have a `prelude`: Python statements
 run once, whose names (helper functions for a reference, say) expressions
-can use. Expressions see `n`, `np`, `isqrt` and the arguments defined before
+can use. Expressions see `n`, `np` (or `numpy`), `isqrt` and the arguments defined before
 them; the reference sees the arguments as they were before the call. A suite
 file is code, like a Makefile: only run suites you trust.
 """
@@ -266,4 +266,4 @@ def _code(text, where: str) -> str:
 
 def namespace(n: int) -> dict:
     """What expressions in a suite can use."""
-    return {"n": n, "np": np, "isqrt": math.isqrt}
+    return {"n": n, "np": np, "numpy": np, "isqrt": math.isqrt}

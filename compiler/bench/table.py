@@ -51,7 +51,8 @@ def row(r: Result) -> tuple[str, ...]:
 
 def results_table(report: RunReport) -> Table:
     bw = f"triad bandwidth {report.bandwidth_gbs:.1f} GB/s" if report.bandwidth_gbs else "bandwidth not measured"
-    table = Table(title=f"{report.suite.name} — {report.suite.kernel.name}, {bw}", title_justify="left")
+    quick = " — QUICK run: short measurements, compared only with quick runs" if report.quick else ""
+    table = Table(title=f"{report.suite.name} — {report.suite.kernel.name}, {bw}{quick}", title_justify="left")
     for i, name in enumerate(COLUMNS):
         table.add_column(name, justify="left" if i in (0, 1, 8) else "right", no_wrap=True)
     for r in report.results:

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..options import Options
-from .flags import UsageError, parse_target_flag, validate
+from .flags import HELP_FLAGS, TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate, wants_help
 
 USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml> [options]
   --bench NAME          only this benchmark (repeatable)
   --sizes 64K,16M       sizes to sweep instead of the suite's
-  --quick               short measurements (smoke runs)
+  --quick               short measurements (smoke runs; marked quick, compared only with quick runs)
   --reps N              exactly N samples per measurement
   --no-bandwidth        skip the triad bandwidth measurement
   --json                print the result JSON instead of the table
@@ -26,7 +26,9 @@ USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml>
   --no-diff             do not compare with the baseline
   --fail-on-regression[=PCT]  exit 3 when a result is PCT % (default 10) slower than the baseline
   --no-history          do not record this run in the history file
-  target options as for `ea`: --target=CPU --avx512 --opt-level=N ...
+  target options as for `ea`: --target CPU --avx512 --opt-level N ...
+  -h, --help            this help
+An option's value may also be written --opt=value.
 """
 
 
@@ -49,13 +51,16 @@ class BenchArgs:
 
 
 def run_bench(args: list[str]) -> int:
-    if not args or args[0] in ("-h", "--help"):
+    if not args or args[0] in HELP_FLAGS:
         sys.stderr.write(USAGE)
         return 0 if args else 1
     target = Path(args[0])
     if target.suffix == ".toml" and _is_harness_manifest(target):
         from ..bench.harness import main as harness_main
         return harness_main(args[0], args[1:])
+    if wants_help(args):
+        sys.stderr.write(USAGE)
+        return 0
     parsed = _parse(args)
     from .bench_run import run
     return run(parsed)
@@ -77,13 +82,8 @@ def _is_harness_manifest(path: Path) -> bool:
 def _parse(args: list[str]) -> BenchArgs:
     from ..bench import parse_size
     out = BenchArgs(args[0])
-    rest = iter(args[1:])
-    for arg in rest:
+    for arg in joined(args[1:], ("--bench", "--sizes", "--reps", "--out", "--baseline", *TARGET_VALUE_OPTIONS)):
         name, eq, value = arg.partition("=")
-        if name in ("--bench", "--sizes", "--reps", "--out", "--baseline") and not eq:
-            value = next(rest, None)
-            if value is None:
-                raise UsageError(f"{name} needs a value")
         if name == "--bench":
             out.benches.append(value)
         elif name == "--sizes":

@@ -1,4 +1,6 @@
-"""`ea bind <file.ea> --python|--rust|--pytorch|--cpp|--cmake ...`."""
+"""`ea bind <file.ea|dir>... --python|--rust|--pytorch|--cpp|--cmake ...` (TOOLCHAIN.md §4).
+With several sources each one's output is headed `==> path <==`; a source that
+fails does not stop the others (exit 1)."""
 from __future__ import annotations
 
 import sys
@@ -6,20 +8,53 @@ from pathlib import Path
 
 from ..bind import GENERATORS, generator
 from ..bind.meta import BindError, read_api
-from .flags import UsageError
+from .flags import UsageError, expand_sources, wants_help
+
+USAGE = "usage: ea bind <file.ea|dir>... --python|--rust|--pytorch|--cpp|--cmake ..."
+HELP = USAGE + """
+
+Bindings for the exported functions of each source, from its <file>.ea.json
+(written by `ea <file>.ea --lib`), into the current directory:
+  --python    <stem>.py (NumPy)          --rust      <stem>.rs
+  --pytorch   <stem>_torch.py            --cpp       <stem>.hpp
+  --cmake     CMakeLists.txt + EaCompiler.cmake (one source only)
+A directory means its *.ea files, sorted. -h, --help: this help.
+"""
 
 
 def run_bind(args: list[str]) -> int:
-    if not args or args[0].startswith("-"):
-        raise UsageError("usage: ea bind <file.ea> --python|--rust|--pytorch|--cpp|--cmake ...")
-    source, flags = args[0], []
-    for arg in args[1:]:
-        if arg not in GENERATORS:
+    if wants_help(args):
+        sys.stderr.write(HELP)
+        return 0
+    inputs, flags = [], []
+    for arg in args:
+        if not arg.startswith("-"):
+            inputs.append(arg)
+        elif arg not in GENERATORS:
             raise UsageError(f"unknown bind option '{arg}'")
-        if arg not in flags:
+        elif arg not in flags:
             flags.append(arg)
+    if not inputs:
+        print(USAGE, file=sys.stderr)
+        return 1
     if not flags:
         raise UsageError("ea bind requires at least one of --python, --rust, --pytorch, --cmake, --cpp")
+    sources = expand_sources(inputs)
+    if "--cmake" in flags and len(sources) > 1:
+        raise UsageError("--cmake writes one CMakeLists.txt: give it one source file")
+    code = 0
+    for k, (source, problem) in enumerate(sources):
+        if len(sources) > 1:
+            print(f"{chr(10) if k else ''}==> {source} <==", file=sys.stderr)
+        if problem is not None:
+            print(f"error: cannot read '{source}': {problem}", file=sys.stderr)
+            code = 1
+        elif not _bind_one(source, flags):
+            code = 1
+    return code
+
+
+def _bind_one(source: str, flags: list[str]) -> bool:
     api = None
     for flag in flags:
         gen = generator(flag)
@@ -37,10 +72,10 @@ def run_bind(args: list[str]) -> int:
                 print(f"error: failed to generate {gen.LANGUAGE} bindings: {lines[0]}", file=sys.stderr)
             for extra in lines[1:]:
                 print(extra, file=sys.stderr)
-            return 1
+            return False
         for name, text in files.items():
             Path(name).write_text(text)
             print(f"wrote {name}", file=sys.stderr)
         for message in getattr(gen, "warnings", lambda api: [])(api):
             print(f"warning: {message}", file=sys.stderr)
-    return 0
+    return True

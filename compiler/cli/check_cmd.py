@@ -1,4 +1,4 @@
-"""`ea check FILE...`: every diagnostic of many files, for people and CI."""
+"""`ea check FILE|DIR...`: every diagnostic of many files, for people and CI."""
 from __future__ import annotations
 
 import json
@@ -7,47 +7,62 @@ import sys
 from ..analysis import analyze
 from ..options import Options
 from ..render import render_all
-from .flags import UsageError, parse_target_flag, validate
+from .flags import TARGET_VALUE_OPTIONS, UsageError, expand_sources, joined, parse_target_flag, validate, wants_help
 
-USAGE = "usage: ea check <file.ea>... [--format text|json] [target options]"
+USAGE = "usage: ea check <file.ea|dir>... [--format text|json] [target options]"
+HELP = USAGE + """
+
+Reports every diagnostic of each file (a directory means its *.ea files, sorted):
+as text on stderr with a summary line, or with --format json as one JSON document
+on stdout. Exit 1 if any file has an error or cannot be read.
+
+options:
+  --format text|json, -f   output format (default text)
+  --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm
+                           the target the checks assume (as for `ea FILE`)
+  -h, --help               this help
+An option's value may also be written --opt=value.
+"""
 
 
 def run_check(args: list[str]) -> int:
+    if wants_help(args):
+        sys.stderr.write(HELP)
+        return 0
     opts = Options()
-    files: list[str] = []
+    inputs: list[str] = []
     fmt = "text"
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in ("--format", "-f") and i + 1 < len(args):
-            fmt = args[i + 1]
-            i += 2
-            continue
-        if arg.startswith("--format="):
-            fmt = arg.split("=", 1)[1]
+    for arg in joined(args, ("--format", "-f", *TARGET_VALUE_OPTIONS)):
+        name, eq, value = arg.partition("=")
+        if name in ("--format", "-f") and eq:
+            fmt = value
         elif arg.startswith("-"):
             new = parse_target_flag(arg, opts)
             if new is None:
                 raise UsageError(f"unknown option '{arg}'")
             opts = new
         else:
-            files.append(arg)
-        i += 1
+            inputs.append(arg)
     if fmt not in ("text", "json"):
         raise UsageError(f"unknown format '{fmt}', expected 'text' or 'json'")
-    if not files:
+    if not inputs:
         print(USAGE, file=sys.stderr)
         return 1
     validate(opts)
     report = []
     errors = warnings = 0
-    for path in files:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as err:
+    files = expand_sources(inputs)
+    for path, problem in files:
+        data = None
+        if problem is None:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError as err:
+                problem = err.strerror or str(err)
+        if data is None:
             errors += 1
-            message = f"cannot read '{path}': {err.strerror or err}"
+            message = f"cannot read '{path}': {problem}"
             report.append({"path": path, "diagnostics": [{"severity": "error", "kind": "io", "code": "io",
                                                            "message": message, "span": None, "labels": [],
                                                            "notes": [], "suggestions": []}]})

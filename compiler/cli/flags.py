@@ -1,7 +1,11 @@
-"""Target and build flags shared by `ea FILE`, `ea check` and later modes."""
+"""Target and build flags shared by `ea FILE`, `ea check` and later modes, and
+the conventions every subcommand follows: `-h`/`--help` anywhere prints its
+usage (stderr, exit 0), an option with a value is written `--opt=value` or
+`--opt value`, and a directory among the inputs means its `*.ea` files."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from ..options import Options
 
@@ -13,6 +17,46 @@ class UsageError(Exception):
     def __init__(self, message: str, kind: str | None = None):
         super().__init__(message)
         self.kind = kind
+
+
+# Target options that take a value.
+TARGET_VALUE_OPTIONS = ("--opt-level", "--target", "--target-triple")
+HELP_FLAGS = ("-h", "--help")
+
+
+def wants_help(args: list[str]) -> bool:
+    return any(arg in HELP_FLAGS for arg in args)
+
+
+def joined(args: list[str], value_options: tuple[str, ...]) -> list[str]:
+    """`args` with each `--opt value` of the given options written `--opt=value`,
+    so parsers see one spelling."""
+    out: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg in value_options:
+            value = next(rest, None)
+            if value is None:
+                raise UsageError(f"{arg} needs a value")
+            arg = f"{arg}={value}"
+        out.append(arg)
+    return out
+
+
+def expand_sources(paths: list[str]) -> list[tuple[str, str | None]]:
+    """Each input as (path, problem): a directory becomes its `*.ea` files, sorted
+    (problem "no .ea files in this directory" when it has none); files stay as given."""
+    out: list[tuple[str, str | None]] = []
+    for path in paths:
+        folder = Path(path)
+        if not folder.is_dir():
+            out.append((path, None))
+            continue
+        files = sorted(p for p in folder.glob("*.ea") if p.is_file())
+        if not files:
+            out.append((path, "no .ea files in this directory"))
+        out.extend((str(p), None) for p in files)
+    return out
 
 
 def parse_target_flag(arg: str, opts: Options) -> Options | None:

@@ -1,5 +1,6 @@
-"""`ea inspect FILE.ea [target options] [--json]` (TOOLCHAIN.md §6): the
-report on stdout, diagnostics on stderr."""
+"""`ea inspect FILE|DIR... [target options] [--json]` (TOOLCHAIN.md §6): the
+report on stdout, diagnostics on stderr. With several files each report is
+headed `==> path <==` (JSON: {"files": [{"path": ..., report or "diagnostics"}]})."""
 from __future__ import annotations
 
 import json
@@ -8,18 +9,36 @@ import sys
 from ..inspect import InspectError, inspect, render_text
 from ..options import Options
 from ..render import render_all
-from .flags import UsageError, parse_target_flag, validate
+from .flags import TARGET_VALUE_OPTIONS, UsageError, expand_sources, joined, parse_target_flag, validate, wants_help
 
 USAGE = "usage: ea inspect <file.ea> [--opt-level=N] [--target=CPU] [--target-triple=T] [--avx512] " \
         "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--json]"
+HELP = USAGE + """
+       ea inspect <file.ea|dir>... [options]
+
+What the optimised machine code of every function does: instruction mix, vector
+width, loops, registers, bottleneck, hints. Several files or directories (their
+*.ea files, sorted) give one report each, headed `==> path <==`; exit 1 if any fails.
+
+options:
+  --json             the report as JSON on stdout
+  --bandwidth GBS    memory bandwidth for the bottleneck estimate, in GB/s
+  --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm
+                     the build to inspect (as for `ea FILE`)
+  -h, --help         this help
+An option's value may also be written --opt=value.
+"""
 
 
 def run_inspect(args: list[str]) -> int:
+    if wants_help(args):
+        sys.stderr.write(HELP)
+        return 0
     if not args or args[0].startswith("-"):
         print(USAGE, file=sys.stderr)
         return 1
-    path, opts, as_json, bandwidth = args[0], Options(), False, None
-    for arg in args[1:]:
+    inputs, opts, as_json, bandwidth = [], Options(), False, None
+    for arg in joined(args, ("--bandwidth", *TARGET_VALUE_OPTIONS)):
         if arg == "--json":
             as_json = True
         elif arg.startswith("--bandwidth="):
@@ -27,26 +46,63 @@ def run_inspect(args: list[str]) -> int:
                 bandwidth = float(arg.split("=", 1)[1])
             except ValueError:
                 raise UsageError("--bandwidth takes GB/s, e.g. --bandwidth=25") from None
+        elif not arg.startswith("-"):
+            inputs.append(arg)
         else:
             new = parse_target_flag(arg, opts)
             if new is None:
                 raise UsageError(f"unknown inspect option '{arg}'")
             opts = new
     validate(opts)
+    files = expand_sources(inputs)
+    if len(files) == 1:
+        path, problem = files[0]
+        report = _inspect_one(path, problem, opts, bandwidth)
+        if report is None:
+            return 1
+        sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if as_json else render_text(report))
+        return 0
+    code, docs = 0, []
+    for k, (path, problem) in enumerate(files):
+        if not as_json:
+            sys.stdout.write(f"{chr(10) if k else ''}==> {path} <==\n")
+            sys.stdout.flush()
+        report = _inspect_one(path, problem, opts, bandwidth, docs if as_json else None)
+        if report is None:
+            code = 1
+        elif as_json:
+            docs.append({"path": path, **report.to_json()})
+        else:
+            sys.stdout.write(render_text(report))
+    if as_json:
+        json.dump({"files": docs}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return code
+
+
+def _inspect_one(path: str, problem: str | None, opts: Options, bandwidth: float | None,
+                 docs: list | None = None):
+    """The report of one file, or None after printing why there is none (and
+    recording it in `docs` for JSON)."""
+    data = None
+    if problem is None:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as err:
+            problem = err.strerror or str(err)
+    if data is None:
+        message = f"cannot read '{path}': {problem}"
+        print(f"error: {message}", file=sys.stderr)
+        if docs is not None:
+            docs.append({"path": path, "diagnostics": [{"severity": "error", "kind": "io", "code": "io",
+                                                        "message": message, "span": None}]})
+        return None
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as err:
-        raise UsageError(f"cannot read '{path}': {err.strerror or err}") from None
-    try:
-        report = inspect(data, path, opts, bandwidth)
+        return inspect(data, path, opts, bandwidth)
     except InspectError as err:
         analysis = err.analysis
         sys.stderr.write(render_all(err.diagnostics, analysis.source if analysis else None, path))
-        return 1
-    if as_json:
-        json.dump(report.to_json(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(render_text(report))
-    return 0
+        if docs is not None:
+            docs.append({"path": path, "diagnostics": [d.to_json() for d in err.diagnostics]})
+        return None

@@ -15,23 +15,26 @@ from ..syntax.lexer import lex, token_dump
 from ..syntax.parser import parse
 from ..driver import BuildRequest, build
 from .check_cmd import run_check
-from .flags import UsageError, parse_target_flag, validate
+from .flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate, wants_help
 
-USAGE = """usage: ea <file.ea> [options]           compile
-       ea check <file.ea>... [--format json] report all diagnostics of many files
-       ea inspect <file.ea> [options] [--json] what the machine code does, per function/loop/line
+USAGE = """usage: ea <file.ea> [options]                compile
+       ea check <file.ea|dir>... [options]   report all diagnostics of many files
+       ea bind <file.ea|dir>... --python|--rust|--pytorch|--cpp|--cmake   bindings from .ea.json
+       ea inspect <file.ea|dir>... [options] what the machine code does, per function/loop/line
        ea bench <file.ea|suite.bench.toml|dir|manifest.toml> [options]  benchmark vs NumPy and bandwidth
        ea --print-target                      print the host CPU name
        ea --version | --help
+       ea <command> --help                    the options of check, bind, inspect or bench
 
 options:
   -o <path>            output path         --lib               shared library + .ea.json
-  --opt-level=N        0..3 (default 3)    --target=CPU        LLVM CPU name (default native)
-  --target-triple=T    cross-compile       --avx512 --fp16 --dotprod --i8mm   target features
+  --opt-level N        0..3 (default 3)    --target CPU        LLVM CPU name (default native)
+  --target-triple T    cross-compile       --avx512 --fp16 --dotprod --i8mm   target features
   --emit-tokens        print tokens        --emit-ast          print top-level items
   --emit-llvm          print LLVM IR       --emit-asm          write assembly
   --annotate           with --emit-asm: interleave the source lines
   --header             write a C header
+An option's value may also be written --opt=value (--opt-level=2, --target=znver4).
 """
 
 _BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--annotate", "--header", "--emit-ast", "--emit-tokens"}
@@ -85,26 +88,25 @@ def _dispatch(args: list[str]) -> int:
 
 
 def _compile(path: str, rest: list[str]) -> int:
+    if wants_help(rest):
+        sys.stderr.write(USAGE)
+        return 0
     opts = Options()
     flags: set[str] = set()
     out = None
-    i = 0
-    while i < len(rest):
-        arg = rest[i]
+    args = iter(joined(rest, TARGET_VALUE_OPTIONS))
+    for arg in args:
         if arg == "-o":
-            if i + 1 >= len(rest):
+            out = next(args, None)
+            if out is None:
                 raise UsageError("-o needs a path")
-            out = rest[i + 1]
-            i += 2
-            continue
-        if arg in _BUILD_FLAGS:
+        elif arg in _BUILD_FLAGS:
             flags.add(arg)
         else:
             new = parse_target_flag(arg, opts)
             if new is None:
                 raise UsageError(f"unknown option '{arg}'")
             opts = new
-        i += 1
     try:
         with open(path, "rb") as fh:
             data = fh.read()

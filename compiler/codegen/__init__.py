@@ -36,6 +36,7 @@ class CompiledModule:
         self.options = options
         self.tm = target_machine(options)
         self.module = llvm.parse_assembly(generated_ir)
+        self.module.name = "ea_module"  # TOOLCHAIN.md §1.3; parsing names it `<string>`
         self.module.verify()
         self.unoptimized_ir = str(self.module)  # printed by LLVM, like every other stage
         if options.opt_level > 0:
@@ -70,10 +71,18 @@ def generate(analysis: Analysis) -> CompiledModule:
     emitter = ModuleEmitter(analysis.path, options, analysis.symbols, triple(options), data_layout)
     module = emitter.emit(analysis.desugared)
     try:
-        return CompiledModule(str(module), options)
+        return CompiledModule(_source_filename(analysis.path) + str(module), options)
     except RuntimeError as err:  # the LLVM verifier: a bug of ours
         raise CodegenError(f"internal compiler error: generated code failed validation \u2014 "
                            f"{str(err).splitlines()[0] if str(err) else 'no detail'}", None) from err
+
+
+def _source_filename(path: str) -> str:
+    """The IR line naming the source file, which the assembly's `.file` directive
+    repeats; llvmlite does not write one, and LLVM would otherwise say `<string>`."""
+    escaped = "".join(chr(b) if 0x20 <= b < 0x7F and b not in b'"\\' else f"\\{b:02X}"
+                      for b in path.encode("utf-8", "surrogateescape"))
+    return f'source_filename = "{escaped}"\n'
 
 
 __all__ = ["LLVM_LOCK", "CodegenError", "CompiledModule", "generate"]

@@ -7,6 +7,8 @@ import os
 
 from llvmlite import ir
 
+_MAX_COLUMN = 1 << 16
+
 
 class DebugInfo:
     def __init__(self, module: ir.Module, path: str):
@@ -36,6 +38,9 @@ class DebugInfo:
         return sp
 
     def location(self, line: int, col: int, scope: ir.DIValue) -> ir.DIValue:
+        # DWARF columns are 16-bit in LLVM, whose IR parser rejects larger ones;
+        # 0 means "unknown column", what LLVM itself records past the limit.
+        col = col if col < _MAX_COLUMN else 0
         key = (line, col, id(scope))
         loc = self._locations.get(key)
         if loc is None:

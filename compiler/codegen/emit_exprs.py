@@ -9,6 +9,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from .literals import materialised
 from .lower import LOWER
+from .names import local_name
 
 _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
 _FCMP = {"==": "oeq", "!=": "one", "<": "olt", ">": "ogt", "<=": "ole", ">=": "oge"}
@@ -46,7 +47,7 @@ class ExprEmitter:
     def _name(self, e: A.Name, want):
         if e.name in self.vars:
             slot, t = self.vars[e.name]
-            return self.builder.load(slot, typ=self.types(t), name=e.name)
+            return self.builder.load(slot, typ=self.types(t), name=local_name(e.name))
         value = self.module_emitter.const_values[e.name]
         t = e.ty
         if isinstance(t, T.Scalar) and t.is_float:

@@ -17,6 +17,7 @@ from .emit_exprs import ExprEmitter
 from .emit_stmts import StmtEmitter
 from .errors import CodegenError
 from .ltypes import TypeMap
+from .names import local_name
 
 
 # C library functions the generated code itself calls (println -> printf).
@@ -69,7 +70,7 @@ class ModuleEmitter:
             fn.linkage = "private"
             fn.attributes.add("alwaysinline")
         for arg, p, t in zip(fn.args, f.params, params):
-            arg.name = p.name
+            arg.name = local_name(p.name)
             if isinstance(t, T.Pointer) and t.restrict:
                 arg.add_attribute("noalias")
         self.functions[f.name] = (fn, params, ret)

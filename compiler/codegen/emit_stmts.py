@@ -7,6 +7,7 @@ from llvmlite.ir.values import MDValue
 
 from ..syntax import ast as A
 from ..typesys import model as T
+from .names import local_name
 
 
 class StmtEmitter:
@@ -23,7 +24,7 @@ class StmtEmitter:
         with self.builder.goto_block(self.entry):
             if self.entry.instructions:
                 self.builder.position_before(self.entry.instructions[0])
-            slot = self.builder.alloca(self.types(t), name=name)
+            slot = self.builder.alloca(self.types(t), name=local_name(name))
         self.vars[name] = (slot, t)
         return slot
 

@@ -3,13 +3,15 @@
 Bad characters, `;`, unterminated strings and invalid UTF-8 become
 diagnostics and lexing continues. One master regular expression does the
 longest-match scan; the source is latin-1 text so match offsets are bytes.
+In a non-ASCII file, columns are counted from the last known position on
+the line (`mark`), so a line costs time linear in its length.
 """
 from __future__ import annotations
 
 import re
 
 from ..diagnostics import DiagnosticSink, Label, Suggestion
-from ..source import SourceFile, Span
+from ..source import SourceFile, Span, char_count
 from .tokens import BIN, EOF, FLOAT, HEX, IDENT, INT, KEYWORDS, OPERATORS, STRING, Token
 
 _OPS = sorted(OPERATORS, key=len, reverse=True)
@@ -38,11 +40,13 @@ MAX_LEX_ERRORS = 50
 def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
     """Tokenise the whole file; the list always ends with an Eof token."""
     raw = source.raw
+    data = source.data
     ascii_src = source.ascii
     tokens: list[Token] = []
     append = tokens.append
     line = 1
     line_start = 0
+    mark, mark_col = 0, 1  # a byte offset on the current line and its column
     first = True
     errors = 0
     keywords = KEYWORDS
@@ -51,14 +55,19 @@ def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
         group = m.lastgroup
         if group == "nl":
             line += 1
-            line_start = m.end()
+            line_start = mark = m.end()
+            mark_col = 1
             first = True
             continue
         if group == "comment" or group == "end":
             continue
         start, end = m.span(group)
         text = m.group(group)
-        col = start - line_start + 1 if ascii_src else _col(raw, line_start, start)
+        if ascii_src:
+            col = start - line_start + 1
+        else:
+            col = mark_col + char_count(data, mark, start)
+            mark, mark_col = start, col
         if group == "ident":
             kind = keywords.get(text, IDENT)
         elif group == "op":
@@ -80,26 +89,19 @@ def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
         if group == "string" and "\n" in text:
             end_line = line + text.count("\n")
             line_start_end = start + text.rfind("\n") + 1
-            end_col = end - line_start_end + 1 if ascii_src else _col(raw, line_start_end, end)
+            end_col = end - line_start_end + 1 if ascii_src else char_count(data, line_start_end, end) + 1
             append(Token(kind, text, start, end, line, col, end_line, end_col, first))
             line = end_line
             line_start = line_start_end
+            mark, mark_col = end, end_col
         else:
-            end_col = col + (end - start) if (ascii_src or text.isascii()) else _col(raw, line_start, end)
+            end_col = col + (end - start) if (ascii_src or text.isascii()) else col + char_count(data, start, end)
             append(Token(kind, text, start, end, line, col, line, end_col, first))
         first = False
     n = len(raw)
-    col = n - line_start + 1 if ascii_src else _col(raw, line_start, n)
+    col = n - line_start + 1 if ascii_src else mark_col + char_count(data, mark, n)
     append(Token(EOF, "", n, n, line, col, line, col, True))
     return tokens
-
-
-def _col(raw: str, line_start: int, offset: int) -> int:
-    n = 1
-    for i in range(line_start, offset):
-        if not 0x80 <= ord(raw[i]) <= 0xBF:
-            n += 1
-    return n
 
 
 def _report_bad(source: SourceFile, sink: DiagnosticSink, group: str, start: int, end: int,

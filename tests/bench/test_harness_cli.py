@@ -17,7 +17,7 @@ from .harness_support import bench, make_bench
     # A cross-compiled kernel could not run here: not a bench option.
     (["--target-triple=aarch64-unknown-linux-gnu"],
      "error: unknown option '--target-triple=aarch64-unknown-linux-gnu'"),
-    (["--out"], "error: --out needs a path"),
+    (["--out"], "error: --out needs a value"),
     (["--opt-level=4"], "error: --opt-level must be 0, 1, 2, or 3"),
     (["--fail-on-regression=ten"],
      "error: --fail-on-regression must be a percentage, e.g. --fail-on-regression=10"),

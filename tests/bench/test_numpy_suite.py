@@ -124,7 +124,9 @@ def test_json_document(tmp_path):
     assert list(doc)[:7] == ["schema_version", "name", "eacompute_version", "git_sha", "timestamp", "env",
                              "measurements"]
     assert doc["schema_version"] == 1 and doc["name"] == "k" and doc["kind"] == "numpy"
-    assert set(doc["env"]) == {"os", "arch", "host_cpu", "target_cpu", "target_features", "opt_level", "pinned"}
+    assert set(doc["env"]) == {"os", "arch", "host_cpu", "target_cpu", "target_features", "opt_level", "pinned",
+                               "quick"}
+    assert doc["env"]["quick"] is True
     assert doc["bandwidth"]["kernel"] == "triad" and doc["bandwidth"]["gbps"] > 1
     m = doc["measurements"][0]
     assert m["kernel"] == "fma[4K]" and m["size"] == 4096 and m["status"] == "ok"
