@@ -44,5 +44,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/binding_bench.py
 	$(BIN)/python bench/lsp_bench.py
 
+# Also the artefacts the tools leave inside this checkout (see the README's "Cleaning up").
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .ea-bench examples/.ea-bench
+	find . -name __eacache__ -type d -prune -exec rm -rf {} +
+	rm -f examples/*.ea.json

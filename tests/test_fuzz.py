@@ -43,7 +43,7 @@ COMPILES = int(os.environ.get("EA_FUZZ_COMPILES", "30"))
 CLI_RUNS = int(os.environ.get("EA_FUZZ_CLI", "3"))
 # Longest identifier a mutant makes. Kept short by default: the checker's "did you
 # mean" edit distance is quadratic in the length of a misspelt name.
-LONG_NAME = int(os.environ.get("EA_FUZZ_LONG_NAME", "300"))
+LONG_NAME = int(os.environ.get("EA_FUZZ_LONG_NAME", "1500"))
 TARGETS = [Options(opt_level=0), Options(), Options(avx512=True, opt_level=1),
            Options(target_triple="aarch64-unknown-linux-gnu", dotprod=True, i8mm=True, fp16=True, opt_level=2)]
 NON_ASCII = [s.encode() for s in ("é", "😀", "\u200b", "λ", "\u00a0", "中文", "\ufeff", "ﬁ")] + \

@@ -41,7 +41,8 @@ def chart_series(results: list[Result]) -> dict[str, list[tuple[int, float]]]:
 
 def history_lines(history: list[dict], limit: int = 20) -> list[str]:
     """Newest first, one headline per bench (its last, largest size):
-    `2025-06-01 12:00  fma[16M] 11.2 GB/s · dot[16M] 9.8 GB/s`."""
+    `2025-06-01 12:00  fma[16M] 11.2 GB/s · dot[16M] 9.8 GB/s`; `--quick` runs
+    are marked `(quick)` (their numbers are not comparable with full runs)."""
     out = []
     for doc in reversed(history[-limit:]):
         when = str(doc.get("timestamp", "?"))[:16].replace("T", " ")
@@ -51,7 +52,8 @@ def history_lines(history: list[dict], limit: int = 20) -> list[str]:
                 last[str(m.get("kernel", "?")).split("[")[0]] = m
         marks = [f"{m.get('kernel')} {m['gbps']:.1f} GB/s" if isinstance(m.get("gbps"), (int, float))
                  else f"{m.get('kernel')} {m.get('status', '?')}" for m in last.values()]
-        out.append(f"{when}  {' · '.join(marks) or 'no measurements'}")
+        quick = " (quick)" if (doc.get("env") or {}).get("quick") else ""
+        out.append(f"{when}{quick}  {' · '.join(marks) or 'no measurements'}")
     return out
 
 

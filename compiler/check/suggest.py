@@ -9,23 +9,27 @@ from ..typesys import model as T
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance where swapping two adjacent characters counts as
     one edit (optimal string alignment), or limit + 1 once it must exceed
-    `limit`. Transpositions are the commonest typo (`f23` for `f32`)."""
+    `limit`. Transpositions are the commonest typo (`f23` for `f32`). Only
+    cells within `limit` of the diagonal can stay within it, so the work is
+    O(len * limit), not O(len²) (identifiers may be thousands of characters)."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    big = limit + 1
     before: list[int] = []
-    prev = list(range(len(b) + 1))
+    prev = [j if j <= limit else big for j in range(len(b) + 1)]
     for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
+        cur = [big] * (len(b) + 1)
+        cur[0] = i if i <= limit else big
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
             cost = a[i - 1] != b[j - 1]
             v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 v = min(v, before[j - 2] + 1)
-            cur[j] = v
+            cur[j] = min(v, big)
         if min(cur) > limit:
-            return limit + 1
+            return big
         before, prev = prev, cur
-    return prev[-1]
+    return min(prev[-1], big)
 
 
 def did_you_mean(name: str, candidates) -> str | None:

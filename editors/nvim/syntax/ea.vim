@@ -46,6 +46,7 @@ syn keyword eaIntrinsic round_f32x4_i32x4 round_f32x8_i32x8 rsqrt sat_add sat_ad
 syn keyword eaIntrinsic sat_add_u8x16 sat_sub sat_sub_i16x8 sat_sub_i8x16 sat_sub_u16x8 sat_sub_u8x16 scatter select
 syn keyword eaIntrinsic shuffle shuffle_bytes shuffle_i32x16 shuffle_i32x8 sin_approx_f32 smmla_i32 sqrt store
 syn keyword eaIntrinsic store_masked stream_store tanh_approx_f32 to_f16 to_f32 to_f64 to_i16 to_i32 to_i64
+syn keyword eaIntrinsic to_i8 to_u8 to_u16 to_u32 to_u64
 syn keyword eaIntrinsic ummla_i32 usmmla_i32 vdot_i32 vdot_lane_i32 widen_i8_f32x16 widen_i8_f32x4 widen_i8_f32x4_12
 syn keyword eaIntrinsic widen_i8_f32x4_4 widen_i8_f32x4_8 widen_i8_f32x8 widen_u8_f32x16 widen_u8_f32x4
 syn keyword eaIntrinsic widen_u8_f32x4_12 widen_u8_f32x4_4 widen_u8_f32x4_8 widen_u8_f32x8 widen_u8_i32x16
