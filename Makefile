@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/inspect_bench.py
 	$(BIN)/python bench/binding_bench.py
 	$(BIN)/python bench/lsp_bench.py
+	$(BIN)/python bench/lsp_soak.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
