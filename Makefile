@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/scalar_tail_bench.py
 	$(BIN)/python bench/binding_bench.py
 	$(BIN)/python bench/lsp_bench.py
+	$(BIN)/python bench/lsp_soak.py
 
 # Also the artefacts the tools leave inside this checkout (see the README's "Cleaning up").
 clean:

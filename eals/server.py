@@ -7,6 +7,8 @@ no newer version of the document has arrived (older work is dropped)."""
 from __future__ import annotations
 
 import asyncio
+import sys
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -16,8 +18,11 @@ from pygls.lsp.server import LanguageServer
 
 from compiler import Analysis, __version__, analyze
 
+from .clientcaps import ClientFeatures
 from .config import Config
 from .convert import to_diagnostic
+from .protocol import EaProtocol
+from .transport import LineReader, StreamReaderAdapter, serve
 
 
 @dataclass
@@ -32,11 +37,15 @@ class Document:
 
 class EaServer(LanguageServer):
     def __init__(self):
-        super().__init__("eals", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("eals", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=EaProtocol)
         self.config = Config()
         self.docs: dict[str, Document] = {}
-        # One analysis thread keeps versions in order; inspect has its own.
-        self.analysis_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-analyse")
+        self.client = ClientFeatures()  # replaced at initialize
+        # Analyses of different versions run side by side, so a request for the
+        # newest version never waits behind a slow analysis of an older one
+        # (older results are dropped when they arrive); inspect has its own pool.
+        self.analysis_pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="eals-analyse")
         self.codegen_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-inspect")
 
     def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
@@ -61,7 +70,8 @@ class EaServer(LanguageServer):
 
     def close(self, uri: str) -> None:
         self.docs.pop(uri, None)
-        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if not self.client.pull_diagnostics:
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def schedule(self, uri: str) -> None:
         asyncio.ensure_future(self._analyse_and_publish(uri))
@@ -75,6 +85,8 @@ class EaServer(LanguageServer):
         current = self.docs.get(uri)
         if analysis is None or current is not doc or doc.version != version:
             return  # a newer version is on its way: never publish stale results
+        if self.client.pull_diagnostics:
+            return  # the client pulls (textDocument/diagnostic); pushing too would show each twice
         diagnostics = [to_diagnostic(d, analysis.source, uri) for d in analysis.diagnostics]
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
@@ -113,6 +125,44 @@ class EaServer(LanguageServer):
         for doc in self.docs.values():
             doc.analysed_version = -1
             self.schedule(doc.uri)
+        if self.client.pull_diagnostics and self.client.diagnostic_refresh:
+            self.workspace_diagnostic_refresh(None)
+
+    # ---- transport: pygls' reader replaced by eals.transport's defensive one ----
+    def start_io(self, stdin=None, stdout=None) -> None:
+        from pygls.io_ import StdoutWriter
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        reader = LineReader(stdin or sys.stdin.buffer, ThreadPoolExecutor(1, thread_name_prefix="eals-stdin"))
+        try:
+            asyncio.run(serve(self._stop_event, reader, self.protocol, self.log_error))
+        except (BrokenPipeError, KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader, writer):
+            self.protocol.set_writer(writer)
+            await serve(stop, StreamReaderAdapter(reader), self.protocol, self.log_error)
+            self.shutdown()
+
+        async def main():
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(main())
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            pass
+        finally:
+            self.shutdown()
+
+    def log_error(self, message: str) -> None:
+        self.log(message, lsp.MessageType.Error)
 
     def report_server_error(self, error: Exception, source) -> None:
         """Errors pygls catches outside requests (e.g. a notification for an

@@ -44,6 +44,22 @@ def cpu_and_features(options: Options) -> tuple[str, str]:
     return cpu, ",".join(f for f in features if f)
 
 
+# The features worth naming in a one-line description, in display order.
+_NAMED = (("avx2", "AVX2"), ("fma", "FMA"), ("avx512f", "AVX-512F"), ("avx512bw", "AVX-512BW"),
+          ("avx512vl", "AVX-512VL"), ("avx512vnni", "AVX512-VNNI"), ("avxvnni", "AVX-VNNI"),
+          ("avx512fp16", "AVX512-FP16"), ("neon", "NEON"), ("fullfp16", "FP16"), ("dotprod", "DotProd"),
+          ("i8mm", "I8MM"))
+
+
+def describe(options: Options) -> str:
+    """What code is generated for, for people: `znver4 (x86_64-unknown-linux-gnu): AVX2, FMA, AVX-512F`.
+    For a named CPU only the features the flags add are listed (the CPU implies the rest)."""
+    cpu, features = cpu_and_features(options)
+    enabled = {f[1:] for f in features.split(",") if f.startswith("+")}
+    named = [label for name, label in _NAMED if name in enabled]
+    return f"{cpu} ({triple(options)})" + (": " + ", ".join(named) if named else "")
+
+
 def flag_features(options: Options) -> str:
     """The features the flags add (TOOLCHAIN.md §1.1's "extra feature string")."""
     features = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 
+from ..codegen.target import describe as describe_target
 from ..diagnostics import Diagnostic
 from ..driver import compile_source
 from ..options import Options
@@ -84,8 +85,7 @@ def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | No
     for func in funcs.values():
         if func.name not in emitted and func.cfg in (None, options.arch):
             reports.append(_inlined(func, reports))
-    target = f"{options.target_triple or 'native'} {options.target_cpu}" + (" +avx512" if options.avx512 else "")
-    return InspectReport(path, target, reports)
+    return InspectReport(path, describe_target(options), reports)
 
 
 def _inlined(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:

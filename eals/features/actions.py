@@ -1,7 +1,9 @@
 """textDocument/codeAction: the compiler's machine-applicable suggestions as quick fixes.
 
 Every suggestion of every diagnostic of the current analysis whose range meets
-the request range becomes one quick fix whose WorkspaceEdit replaces the
+the request range, or that the client sends in the request's context (Neovim
+and VS Code ask with the cursor anywhere on a line and that line's
+diagnostics in the context), becomes one quick fix whose WorkspaceEdit replaces the
 suggestion's byte span (converted to an LSP range through the document's
 SourceFile) with its replacement. A diagnostic with exactly one fix makes it
 the preferred fix. The diagnostics come from the server's own analysis of the
@@ -36,14 +38,20 @@ def wants_quickfix(only: list[str] | None) -> bool:
     return any(kind in ("", QUICKFIX) or QUICKFIX.startswith(kind + ".") for kind in only)
 
 
+def _key(d: lsp.Diagnostic) -> tuple:
+    r = d.range
+    return (r.start.line, r.start.character, r.end.line, r.end.character, d.message)
+
+
 def quick_fixes(diagnostics: list[Diagnostic], source: SourceFile, uri: str,
-                request: lsp.Range) -> list[lsp.CodeAction]:
+                request: lsp.Range, context: list[lsp.Diagnostic] = ()) -> list[lsp.CodeAction]:
+    asked = {_key(d) for d in context}
     actions = []
     for d in diagnostics:
         if not d.suggestions:
             continue
         diagnostic = to_diagnostic(d, source, uri)
-        if not overlaps(diagnostic.range, request):
+        if not overlaps(diagnostic.range, request) and _key(diagnostic) not in asked:
             continue
         preferred = len(d.suggestions) == 1
         for s in d.suggestions:
@@ -65,4 +73,5 @@ def register(server) -> None:
         analysis = await ls.current_analysis(uri)
         if analysis is None:
             return []
-        return quick_fixes(analysis.diagnostics, analysis.source, uri, params.range)
+        return quick_fixes(analysis.diagnostics, analysis.source, uri, params.range,
+                           params.context.diagnostics or [])

@@ -1,7 +1,13 @@
 """textDocument/completion: after `expr.` the fields of its struct type;
 elsewhere locals and parameters in scope, functions, structs, constants,
-intrinsics (as snippets), type names and keywords."""
+intrinsics, type names and keywords.
+
+Items follow what the client declared (eals.clientcaps): call snippets only
+with snippet support (else the plain name is inserted), label details,
+Markdown documentation and the deprecated tag only when supported."""
 from __future__ import annotations
+
+import functools
 
 from lsprotocol import types as lsp
 
@@ -11,6 +17,7 @@ from compiler.syntax.tokens import IDENT, KEYWORDS
 from compiler.typesys.model import SCALARS, Pointer, Struct
 from compiler.typesys.vectors import VECTORS
 
+from ..clientcaps import ClientFeatures
 from ..convert import offset
 from ..lookup import WORD_KINDS, enclosing_item, tokens_before
 
@@ -43,7 +50,8 @@ async def _complete(ls, uri: str, pos: lsp.Position) -> lsp.CompletionList | Non
     if before and before[-1].kind == "Dot":
         items = _fields_after(analysis, before[:-1])
     else:
-        items = _scope_items(analysis, at) + _global_items(analysis) + _builtin_items()
+        caps = ls.client
+        items = _scope_items(analysis, at, caps) + _global_items(analysis, caps) + _builtin_items(caps)
     return lsp.CompletionList(is_incomplete=False, items=items)
 
 
@@ -99,14 +107,24 @@ def _foreach_loops(item):
             stack.append(node.body)
 
 
-def _scope_items(analysis, at: int) -> list[lsp.CompletionItem]:
+def _scope_items(analysis, at: int, caps: ClientFeatures) -> list[lsp.CompletionItem]:
     return [lsp.CompletionItem(label=s.name, kind=K.Variable, detail=f"{s.type}",
-                               label_details=lsp.CompletionItemLabelDetails(description=s.kind),
+                               label_details=lsp.CompletionItemLabelDetails(description=s.kind)
+                               if caps.label_details else None,
                                sort_text=f"0{s.name}")
             for s in in_scope(analysis, at)]
 
 
-def _global_items(analysis) -> list[lsp.CompletionItem]:
+def _call(name: str, params: list[str], caps: ClientFeatures) -> dict:
+    """How a call completes: a snippet with one tab stop per parameter, or
+    (without snippet support) the plain name."""
+    if not caps.snippets:
+        return {"insert_text": name, "insert_text_format": lsp.InsertTextFormat.PlainText}
+    inner = ", ".join(f"${{{i + 1}:{p}}}" for i, p in enumerate(params))
+    return {"insert_text": f"{name}({inner})", "insert_text_format": lsp.InsertTextFormat.Snippet}
+
+
+def _global_items(analysis, caps: ClientFeatures) -> list[lsp.CompletionItem]:
     items = []
     params_by_function: dict[str, list] = {}  # one pass, not one scan per function
     for sym in analysis.symbols.symbols:
@@ -115,10 +133,8 @@ def _global_items(analysis) -> list[lsp.CompletionItem]:
     for s in analysis.symbols.top_level():
         if s.kind in ("function", "kernel"):
             params = sorted(params_by_function.get(s.name, []), key=lambda p: p.span.start)
-            inner = ", ".join(f"${{{i + 1}:{p.name}}}" for i, p in enumerate(params))
             items.append(lsp.CompletionItem(label=s.name, kind=K.Function, detail=s.detail, sort_text=f"1{s.name}",
-                                            insert_text=f"{s.name}({inner})",
-                                            insert_text_format=lsp.InsertTextFormat.Snippet))
+                                            **_call(s.name, [p.name for p in params], caps)))
         elif s.kind == "struct":
             items.append(lsp.CompletionItem(label=s.name, kind=K.Struct, detail=s.detail, sort_text=f"1{s.name}"))
         elif s.kind == "const":
@@ -126,24 +142,25 @@ def _global_items(analysis) -> list[lsp.CompletionItem]:
     return items
 
 
-_BUILTINS: list[lsp.CompletionItem] = []
-
-
-def _builtin_items() -> list[lsp.CompletionItem]:
-    if not _BUILTINS:
-        for intr in TABLE.values():
-            doc = "```ea\n" + "\n".join(intr.name + s for s in intr.signatures) + "\n```\n\n" + intr.doc
-            _BUILTINS.append(lsp.CompletionItem(
-                label=intr.name, kind=K.Function, detail=intr.signature_text(), sort_text=f"2{intr.name}",
-                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=doc),
-                insert_text=intr.snippet(), insert_text_format=lsp.InsertTextFormat.Snippet,
-                tags=[lsp.CompletionItemTag.Deprecated] if intr.deprecated else None))
-        for name, s in SCALARS.items():
-            _BUILTINS.append(lsp.CompletionItem(label=name, kind=K.TypeParameter, detail=f"{s.bits}-bit scalar",
-                                                sort_text=f"3{name}"))
-        for name, v in VECTORS.items():
-            _BUILTINS.append(lsp.CompletionItem(label=name, kind=K.TypeParameter,
-                                                detail=f"{v.lanes} x {v.elem}, {v.bits}-bit", sort_text=f"3{name}"))
-        for word in _KEYWORDS:
-            _BUILTINS.append(lsp.CompletionItem(label=word, kind=K.Keyword, sort_text=f"4{word}"))
-    return _BUILTINS
+@functools.lru_cache(maxsize=8)
+def _builtin_items(caps: ClientFeatures) -> list[lsp.CompletionItem]:
+    items = []
+    for intr in TABLE.values():
+        doc = "```ea\n" + "\n".join(intr.name + s for s in intr.signatures) + "\n```\n\n" + intr.doc
+        items.append(lsp.CompletionItem(
+            label=intr.name, kind=K.Function, detail=intr.signature_text(), sort_text=f"2{intr.name}",
+            documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=doc) if caps.markdown_docs
+            else f"{intr.name}{intr.signatures[0] if intr.signatures else ''}\n\n{intr.doc}",
+            insert_text=intr.snippet() if caps.snippets else intr.name,
+            insert_text_format=lsp.InsertTextFormat.Snippet if caps.snippets else lsp.InsertTextFormat.PlainText,
+            tags=[lsp.CompletionItemTag.Deprecated] if intr.deprecated and caps.deprecated_tag else None,
+            deprecated=True if intr.deprecated and caps.deprecated_flag and not caps.deprecated_tag else None))
+    for name, s in SCALARS.items():
+        items.append(lsp.CompletionItem(label=name, kind=K.TypeParameter, detail=f"{s.bits}-bit scalar",
+                                        sort_text=f"3{name}"))
+    for name, v in VECTORS.items():
+        items.append(lsp.CompletionItem(label=name, kind=K.TypeParameter,
+                                        detail=f"{v.lanes} x {v.elem}, {v.bits}-bit", sort_text=f"3{name}"))
+    for word in _KEYWORDS:
+        items.append(lsp.CompletionItem(label=word, kind=K.Keyword, sort_text=f"4{word}"))
+    return items

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from ..clientcaps import ClientFeatures
 from ..convert import set_encoding
 
 
@@ -17,6 +18,7 @@ def register(server) -> None:
     def initialize(ls, params: lsp.InitializeParams):
         # pygls has chosen the position encoding (the client's preference): count columns in it.
         set_encoding(ls.workspace.position_encoding)
+        ls.client = ClientFeatures.from_capabilities(params.capabilities)
         if params.initialization_options:
             apply(ls, params.initialization_options)
 
@@ -38,7 +40,5 @@ def register(server) -> None:
         apply(ls, params.settings)
         ls.reanalyse_all()
         # Inlay hints depend on the settings: ask the client to fetch them again.
-        client = ls.protocol.client_capabilities
-        caps = client.workspace if client else None
-        if caps and caps.inlay_hint and caps.inlay_hint.refresh_support:
+        if ls.client.inlay_refresh:
             ls.workspace_inlay_hint_refresh(None)

@@ -70,11 +70,11 @@ def pos(line: int, character: int) -> lsp.Position:
     return lsp.Position(line=line, character=character)
 
 
-async def code_actions(client, uri, start, end=None, only=None):
+async def code_actions(client, uri, start, end=None, only=None, context=()):
     end = end or start
     return await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), range=lsp.Range(start=pos(*start), end=pos(*end)),
-        context=lsp.CodeActionContext(diagnostics=[], only=only)))
+        context=lsp.CodeActionContext(diagnostics=list(context), only=only)))
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -114,6 +114,22 @@ async def test_only_fixes_of_diagnostics_in_range(client):
     # A client asking only for refactorings gets no quick fixes; asking for quick fixes does.
     assert list(await code_actions(client, uri, (1, 20), only=[lsp.CodeActionKind.Refactor])) == []
     assert len(await code_actions(client, uri, (1, 20), only=[lsp.CodeActionKind.QuickFix])) == 1
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_fixes_of_the_diagnostics_the_client_sends(client):
+    """Neovim and VS Code ask with the cursor anywhere on the line (here column 0,
+    outside the underline) and the line's diagnostics in the context."""
+    uri = "file:///tmp/context.ea"
+    text = "export func f(a: f32x4, b: f32x4) -> f32x4 {\n    return a + b\n}\n"
+    open_doc(client, uri, text)
+    pulled = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    (diagnostic,) = pulled.items
+    assert diagnostic.range.start.character > 0
+    assert list(await code_actions(client, uri, (1, 0))) == []  # the cursor alone does not meet it
+    (action,) = await code_actions(client, uri, (1, 0), context=[diagnostic])
+    assert action.title == "use '.+'" and list(action.diagnostics) == [diagnostic]
 
 
 @pytest.mark.asyncio(loop_scope="module")

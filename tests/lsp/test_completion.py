@@ -38,10 +38,17 @@ export func first(p: *Pair, n: i32) -> f32 {
 """
 
 
+# What VS Code declares for completion items.
+RICH = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+    completion=lsp.CompletionClientCapabilities(completion_item=lsp.ClientCompletionItemOptions(
+        snippet_support=True, label_details_support=True, deprecated_support=True,
+        documentation_format=[lsp.MarkupKind.Markdown, lsp.MarkupKind.PlainText],
+        tag_support=lsp.CompletionItemTagOptions(value_set=[lsp.CompletionItemTag.Deprecated])))))
+
+
 @pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), initialization_options=SETTINGS))
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=RICH, initialization_options=SETTINGS))
     yield
     await lsp_client.shutdown_session()
 

@@ -8,7 +8,6 @@ arrival order (`Recorder`), so version ordering and staleness can be checked.
 from __future__ import annotations
 
 import asyncio
-import json
 import platform
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pytest_lsp import LanguageClient
 
 from compiler import Options, analyze
 from lsp_support import SERVER, open_doc
+from raw_session import frame, read_frame
 
 PUBLISH = lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 ROOT = Path(__file__).resolve().parents[2]
@@ -395,30 +395,6 @@ async def test_errors_go_to_log_message_and_the_server_keeps_working(client):
     assert bad_change, f"no window/logMessage for a change to an unopened document; window/showMessage: {shown}"
 
 
-def _frame(message: dict) -> bytes:
-    body = json.dumps(message).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def _read_frame(stream) -> dict | None:
-    """One strictly framed JSON-RPC message, or None at end of stream."""
-    headers = {}
-    while True:
-        line = stream.readline()
-        if not line:
-            assert not headers, f"stream ended inside headers {headers}"
-            return None
-        if line == b"\r\n":
-            break
-        assert line.endswith(b"\r\n") and b":" in line, f"not a protocol header on stdout: {line!r}"
-        name, value = line[:-2].split(b":", 1)
-        headers[name.strip().lower()] = value.strip()
-    body = stream.read(int(headers[b"content-length"]))
-    message = json.loads(body)
-    assert message.get("jsonrpc") == "2.0", message
-    return message
-
-
 def test_stdout_carries_only_protocol_frames():
     """A raw session with errors provoked (bad setting, change to an unopened
     document): every byte on stdout is a Content-Length framed JSON-RPC message."""
@@ -428,11 +404,11 @@ def test_stdout_carries_only_protocol_frames():
     watchdog.start()
     try:
         def send(message):
-            proc.stdin.write(_frame({"jsonrpc": "2.0", **message}))
+            proc.stdin.write(frame({"jsonrpc": "2.0", **message}))
             proc.stdin.flush()
 
         def until(pred):
-            while (m := _read_frame(proc.stdout)) is not None:
+            while (m := read_frame(proc.stdout)) is not None:
                 if pred(m):
                     return m
             raise AssertionError("server stdout closed early")
@@ -451,7 +427,7 @@ def test_stdout_carries_only_protocol_frames():
         send({"id": 2, "method": "shutdown"})
         until(lambda m: m.get("id") == 2)
         send({"method": "exit"})
-        while _read_frame(proc.stdout) is not None:  # the rest of stdout must parse too
+        while read_frame(proc.stdout) is not None:  # the rest of stdout must parse too
             pass
         assert proc.wait(timeout=10) == 0
     finally:

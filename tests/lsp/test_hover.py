@@ -85,6 +85,8 @@ async def test_kernel_hover_matches_inspect(client):
     assert [m for m in re.findall(r"^- hint: (.*)$", text, re.M)] == \
         [h.message + (f" (line {h.line})" if h.line else "") for h in fr.hints]
     assert (h.range.start.line, h.range.start.character, h.range.end.character) == (10, 14, 19)
+    # The heading names the CPU and target the counts are for, never "native native".
+    assert "**Machine code** (haswell (x86_64-unknown-linux-gnu))" in text
 
 
 async def test_private_function_at_call_site(client):
