@@ -117,7 +117,7 @@ def carried_chain(body: list[Instr], arm: bool) -> tuple[int, str | None]:
         if dest is not None:
             steps.append((ins, srcs, dest, latency(ins, srcs)))
     best, where = 0, None
-    for reg in {dest for _, _, dest, _ in steps}:
+    for reg in dict.fromkeys(dest for _, _, dest, _ in steps):  # program order: the same report every run
         dist: dict[str, tuple[int, list[str]]] = {reg: (0, [])}
         for ins, srcs, dest, lat in steps:
             feeding = [dist[s] for s in srcs if s in dist]
