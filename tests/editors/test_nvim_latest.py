@@ -111,3 +111,10 @@ def test_completion_inserts_plain_text(runs):
     assert results["completion_item"] == {"insertText": "vadd", "insertTextFormat": 1}
     assert results["completion_word"] == "vadd"
     assert results["completed_line"] == "    return vadd"
+
+
+def test_refused_rename_is_quiet(runs):
+    """Neovim logs a server's stderr and failed requests at ERROR level in lsp.log."""
+    results = runs["lsp_check_latest.lua"][2]
+    assert results["refused_rename"] == "cannot rename 'sqrt': it is an intrinsic"
+    assert results["lsp_log"] == ""

@@ -140,6 +140,20 @@ local function main()
     end
   end
   results.completed_line = line(bufnr, 6)
+
+  -- 5. A refused rename (an intrinsic) is an error answer and nothing else:
+  --    Neovim's lsp.log (server stderr, errors) stays empty.
+  local rename = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 9, character = 12 },
+    newName = "root2" }
+  local answers = vim.lsp.buf_request_sync(bufnr, "textDocument/rename", rename, 10000) or {}
+  local answer = select(2, next(answers)) or {}
+  results.refused_rename = answer.error and answer.error.message or vim.inspect(answer)
+  vim.wait(500)
+  local log = io.open(vim.lsp.get_log_path(), "r")
+  results.lsp_log = log and log:read("*a") or ""
+  if log then
+    log:close()
+  end
 end
 
 local ok, lua_err = pcall(main)
