@@ -126,10 +126,11 @@ def test_rename_edits_definition_and_call(run):
     assert results.get("text_after_refusal", RENAMED) == RENAMED
 
 
-def test_refusal_is_quiet(run):
-    """A refused rename is a normal answer: nothing on stderr, no Error log; the
+def test_refusal_and_save_are_quiet(run):
+    """A refused rename is a normal answer, a save no news: nothing on stderr, no Error log; the
     one log line is the Warning about the bad setting the driver sends last."""
     results = run[2]
+    assert results["saved"] is True  # eglot sent didSave, unasked (eals ignores it quietly)
     assert results["stderr"] == ""
     assert results["error_logs"] == []
     assert results["logs"] == ["eals: setting 'opt_level' must be 0, 1, 2 or 3, got 7; keeping the previous value"]

@@ -91,6 +91,8 @@
     (eglot-rename "vsum")
     (ea-put "text_after_rename" (ea-buffer-text))
     (ea-eglot-flush)
+    (save-buffer)  ; eglot sends textDocument/didSave unasked: it must not reach stderr
+    (ea-put "saved" (not (buffer-modified-p)))
     (ea-goto 10 "sqrt" 1)
     (ea-put "refused_rename"
             (condition-case e (progn (eglot-rename "root2") "no error")

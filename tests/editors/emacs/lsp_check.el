@@ -112,6 +112,8 @@
   (ea-goto 1 "vadd" 1)
   (lsp-rename "vsum")
   (ea-put "text_after_rename" (ea-buffer-text))
+  (save-buffer)
+  (ea-put "saved" (not (buffer-modified-p)))
   (ea-goto 10 "sqrt" 1)
   (ea-put "refused_rename"
           (condition-case e (progn (lsp-rename "root2") "no error")
