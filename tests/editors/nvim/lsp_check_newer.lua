@@ -52,12 +52,10 @@ local function hint_label(hint)
 end
 
 local function complete_items(result, prefix)
-  -- How Neovim turns a completion answer into what its menu inserts (`word`).
-  local util = vim.lsp.util.text_document_completion_list_to_complete_items
-  if vim.lsp.completion and vim.lsp.completion._lsp_to_complete_items then
-    return vim.lsp.completion._lsp_to_complete_items(result, prefix)
-  end
-  return util(result, prefix)
+  -- How Neovim turns a completion answer into what its menu inserts (`word`):
+  -- vim.lsp.completion (0.11+) or vim.lsp._completion (0.10).
+  local completion = vim.lsp.completion or require("vim.lsp._completion")
+  return completion._lsp_to_complete_items(result, prefix)
 end
 
 local function main()
