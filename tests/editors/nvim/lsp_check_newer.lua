@@ -62,7 +62,7 @@ local function main()
   local v = vim.version()
   results.nvim = string.format("%d.%d.%d", v.major, v.minor, v.patch)
   vim.cmd("filetype plugin on")
-  -- Neovim >= 0.10 declares snippet support by default (vim.snippet); a user
+  -- Neovim 0.11 declares snippet support by default (0.10 does not); a user
   -- without snippets turns it off through the plugin's `capabilities`.
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   capabilities.textDocument.completion.completionItem.snippetSupport = false
