@@ -7,7 +7,7 @@
 
 (load (expand-file-name "common.el" (file-name-directory load-file-name)) nil t)
 
-(setq lsp-session-file (expand-file-name "lsp-session" temporary-file-directory)
+(setq lsp-session-file (locate-user-emacs-file "lsp-session")  ; under the test's HOME
       lsp-auto-guess-root t
       lsp-restart 'ignore
       lsp-keep-workspace-alive nil
