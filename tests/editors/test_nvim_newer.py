@@ -6,7 +6,8 @@ four side by side, once per module: lsp_check.lua (the checks every version
 passes: set-up, a diagnostic that clears, hover) and lsp_check_newer.lua
 (what 0.10+ does on its own: pull diagnostics, and the server must then not
 push as well; inlay hints; the quick fix with the cursor at column 0;
-completion without snippet support; a refused rename that leaves lsp.log empty)."""
+completion without snippet support; definition and rename through
+vim.lsp.buf; a refused rename that leaves lsp.log empty)."""
 from __future__ import annotations
 
 import json
@@ -129,3 +130,9 @@ def test_refused_rename_is_quiet(runs):
     results = runs["lsp_check_newer.lua"][2]
     assert results["refused_rename"] == "cannot rename 'sqrt': it is an intrinsic"
     assert results["lsp_log"] == ""
+
+
+def test_definition_and_rename_commands(runs):
+    results = runs["lsp_check_newer.lua"][2]
+    assert results["definition"] == [1, len("export func ")]  # (1-based line, 0-based column)
+    assert results["renamed"] == ["export func vsum(a: f32x4, b: f32x4) -> f32x4 {", "    return vsum(a, a)"]

@@ -139,7 +139,22 @@ local function main()
   end
   results.completed_line = line(bufnr, 6)
 
-  -- 5. A refused rename (an intrinsic) is an error answer and nothing else:
+  -- 5. Definition and rename through Neovim's own commands (rename asks
+  --    textDocument/prepareRename first), from the call in `twice`.
+  vim.api.nvim_buf_set_lines(bufnr, 5, 6, false, { "    return vadd(a, a)" })
+  vim.api.nvim_win_set_cursor(0, { 6, 12 })
+  vim.lsp.buf.definition()
+  vim.wait(10000, function()
+    return vim.api.nvim_win_get_cursor(0)[1] == 1
+  end, 20)
+  results.definition = vim.api.nvim_win_get_cursor(0)
+  vim.lsp.buf.rename("vsum")
+  vim.wait(10000, function()
+    return line(bufnr, 6) == "    return vsum(a, a)"
+  end, 20)
+  results.renamed = { line(bufnr, 1), line(bufnr, 6) }
+
+  -- 6. A refused rename (an intrinsic) is an error answer and nothing else:
   --    Neovim's lsp.log (server stderr, errors) stays empty.
   local rename = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 9, character = 12 },
     newName = "root2" }
