@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.analysis import Analysis
-from compiler.check.calls import CTX_CALLS
-from compiler.syntax import ast as A
-from compiler.typesys import model as T
+from compiler import Analysis
+from compiler.tooling import CTX_CALLS
+from compiler.tooling import ast as A
+from compiler.tooling import types as T
 
 from ..convert import position
 
