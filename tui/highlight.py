@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from compiler import Analysis
-from compiler.tooling import COMMENT, EOF, HEADER_WORDS, IDENT, TAIL_WORDS, lookup, token_class
+from compiler.tooling import EOF, HEADER_WORDS, IDENT, TAIL_WORDS, comments, lookup, significant, token_class
 
 Span = tuple[int, int, str]
 
@@ -23,7 +23,7 @@ _DOT_OPERATOR = re.compile(r"^\.[^.\w]+$|^\.(<<|>>)$")
 def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
     """Per 1-based source line, the coloured spans of that line."""
     out: dict[int, list[Span]] = {}
-    tokens = [t for t in analysis.tokens if t.kind != EOF and t.kind != COMMENT]
+    tokens = [t for t in significant(analysis.tokens) if t.kind != EOF]
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -32,9 +32,8 @@ def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
             start = tok.col - 1
             end = tok.end_col - 1 if tok.end_line == tok.line else start + len(tok.text)
             out.setdefault(tok.line, []).append((start, end, category))
-    for tok in analysis.tokens:
-        if tok.kind == COMMENT:
-            out.setdefault(tok.line, []).append((tok.col - 1, tok.end_col - 1, "comment"))
+    for tok in comments(analysis.tokens):
+        out.setdefault(tok.line, []).append((tok.col - 1, tok.end_col - 1, "comment"))
     return out
 
 

@@ -20,7 +20,8 @@ from ..lookup import WORD_KINDS, enclosing_item, tokens_before
 from ..support import guarded
 
 K = lsp.CompletionItemKind
-# Reserved words and the words the parser reads in context that start a construct.
+# Reserved words, and the contextual words a construct starts with (`out` starts a
+# parameter; `cap`/`count` and the tail strategies only follow another word).
 _KEYWORDS = sorted({k for k in KEYWORDS if k not in SCALARS and k not in VECTORS and k not in TABLE}
                    | HEADER_WORDS | {"out"})
 _LOCAL_KINDS = ("param", "local", "loop-var")

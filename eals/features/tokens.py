@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import (COMMENT, CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding,
+from compiler.tooling import (CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding, comments,
                               gc_paused, significant, token_class)
 from compiler.tooling import lookup as intrinsic
 
@@ -111,7 +111,7 @@ def classify(analysis) -> list[tuple[int, int, int, int, int]]:
             for line in range(tok.line, tok.end_line + 1):
                 out.append((line, tok.col if line == tok.line else 1,
                             tok.end_col if line == tok.end_line else -1, _T[name], mods))
-    out += [(t.line, t.col, t.end_col, _T["comment"], 0) for t in analysis.tokens if t.kind == COMMENT]
+    out += [(t.line, t.col, t.end_col, _T["comment"], 0) for t in comments(analysis.tokens)]
     out.sort()
     return out
 
