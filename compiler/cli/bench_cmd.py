@@ -59,7 +59,9 @@ def _is_harness_manifest(path: Path) -> bool:
         return False  # the suite loader reports the problem
 
 
-def _parse(args: list[str]) -> BenchArgs:
+def _parse(args: list[str]):
+    """The options of a NumPy-suite run, as bench_run's BenchArgs (imported here:
+    bench_run loads rich and NumPy, which `--help` and the C harness do not need)."""
     from ..bench import parse_size
     from .bench_run import BenchArgs
     out = BenchArgs(args[0])

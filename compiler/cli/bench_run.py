@@ -20,6 +20,7 @@ from ..target_flags import UsageError
 
 @dataclass
 class BenchArgs:
+    """What `ea bench` was asked to run (bench_cmd parses the command line into it)."""
     path: str
     options: Options = field(default_factory=Options)
     benches: list[str] = field(default_factory=list)
