@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.inspect import clear_cache, inspect  # noqa: E402
+from compiler.inspect import clear_report_cache, inspect  # noqa: E402
 from compiler.options import Options  # noqa: E402
 
 COLD_TARGET_MS = 300.0
@@ -38,7 +38,7 @@ def bench_file(path: Path, options: Options, reps: int, cached_reps: int) -> dic
     report = inspect(text, name, options)  # warm-up: imports, target machine, LLVM initialisation
     cold = []
     for _ in range(reps):
-        clear_cache()
+        clear_report_cache()
         gc.collect()
         cold.append(timed(lambda: inspect(text, name, options)))
     inspect(text, name, options)

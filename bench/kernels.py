@@ -198,7 +198,7 @@ def bench_bandwidth(libs, reps: int, n: int) -> dict:
 
 
 def bench_compile(reps: int) -> dict[str, float]:
-    from compiler.driver import compile_source
+    from compiler.build import compile_source
     from compiler.options import Options
     files = sorted((ROOT / "examples").glob("*.ea"))
     compile_source(files[0].read_text(), str(files[0]), Options())[1].object()  # LLVM start-up

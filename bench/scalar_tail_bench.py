@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from compiler.codegen import CompiledModule  # noqa: E402
-from compiler.driver import compile_source  # noqa: E402
+from compiler.build import compile_source  # noqa: E402
 from compiler.options import Options  # noqa: E402
 
 KERNELS = {

@@ -38,7 +38,7 @@ from compiler.bench.inputs import place  # noqa: E402
 from compiler.codegen import LLVM_LOCK  # noqa: E402
 from compiler.codegen.lower import LOWER, memaccess  # noqa: E402
 from compiler.codegen.target import init, new_target_machine  # noqa: E402
-from compiler.driver import compile_source  # noqa: E402
+from compiler.build import compile_source  # noqa: E402
 from compiler.options import Options  # noqa: E402
 
 TARGETS = {"aligned_vs_old": 1.02, "misaligned_vs_store": 1.15}

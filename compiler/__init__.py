@@ -18,25 +18,26 @@ Public API for tools (the language server, the TUI, scripts):
     result.symbol_at(off) # Symbol defined or referenced at a byte offset
     result.source         # SourceFile: line/column/UTF-16 conversions
 
-`analyze` never touches LLVM and returns a result for any input.
+`analyze` never touches LLVM and returns a result for any input. Spans
+carry byte offsets [start, end) and 1-based line / character columns.
 
     from compiler import load
     k = load("examples/saxpy.ea")       # cached in examples/__eacache__/, run by LLVM's JIT
-    k.saxpy(x, y, 2.0)                  # same signature and checks as `ea bind --python` Spans
-carry byte offsets [start, end) and 1-based line / character columns.
+    k.saxpy(x, y, 2.0)                  # same signature and checks as `ea bind --python`
+
+Compiling in-process (module, object code, linking) is compiler.build's
+`compile_source`; the `ea` command line is compiler.cli.
 `compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
-rules) that the checker, and later codegen, hover and completion, read.
+rules) that the checker, codegen, hover and completion read.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .analysis import Analysis, analyze  # noqa: E402
-from .diagnostics import Diagnostic, Label, Suggestion  # noqa: E402
-from .options import Options  # noqa: E402
-from .render import render, render_all  # noqa: E402
-from .source import SourceFile, Span  # noqa: E402
-
+from .analysis import Analysis, analyze
+from .diagnostics import Diagnostic, Label, Suggestion
+from .options import Options
+from .render import render, render_all
+from .source import SourceFile, Span
+from .version import __version__
 
 
 def load(path, **options):

@@ -14,7 +14,8 @@
 `analysis.diagnostics`, code generation problems in `error` (and, for
 codegen errors, also as a diagnostic). A target LLVM does not know is
 refused before LLVM sees it (compiler/target_check.py): LLVM would abort the
-process. Set `EA_DEBUG=1` to let internal errors propagate instead.
+process. The file is compiled once; the assembly and the inspect report
+come from that one module. Set `EA_DEBUG=1` to let internal errors propagate instead.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ import os
 from dataclasses import dataclass, field
 
 from .analysis import Analysis, analyze
-from .driver import compile_source
-from .inspect import InspectReport, inspect
+from .build import compile_source
+from .inspect import InspectReport, inspect_module
 from .inspect.listing import AsmLine, listing
 from .options import Options
 from .syntax.lexer import token_dump
@@ -73,7 +74,7 @@ def explore(text: str | bytes, path: str, options: Options) -> Stages:
         stages.error = f"internal compiler error while emitting code: {_first_line(err)}"
         return stages
     try:
-        stages.report = inspect(data, path, options)
+        stages.report = inspect_module(analysis, module, asm=stages.asm)
     except Exception as err:
         _reraise_when_debugging()
         stages.error = f"inspect failed: {_first_line(err)}"

@@ -26,11 +26,10 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from . import __version__
 from .bind.meta import parse_api
 from .bind.python import module_text
 from .options import Options
-from .outputs.metadata import metadata_text
+from .version import __version__
 
 CACHE_DIR = "__eacache__"
 _LOADED: dict[tuple, "Kernel"] = {}
@@ -108,7 +107,7 @@ def _build(path: Path, opts: Options) -> Path:
     entry, source = _entry(path, opts)
     if (entry / f"{path.stem}.o").exists():
         return entry
-    from .driver import compile_source
+    from .build import compile_source, metadata
     from .render import render_all
     analysis, module = compile_source(source, str(path), opts)
     if module is None:
@@ -119,7 +118,7 @@ def _build(path: Path, opts: Options) -> Path:
     found = [d for d in analysis.diagnostics if d.severity == "warning"]
     (tmp / "warnings.txt").write_text("\0".join(render_all([d], analysis.source, str(path)) for d in found))
     (tmp / f"{path.stem}.o").write_bytes(module.object())
-    (tmp / f"{path.stem}.ea.json").write_text(metadata_text(f"lib{path.stem}.so", analysis.desugared))
+    (tmp / f"{path.stem}.ea.json").write_text(metadata(analysis, f"lib{path.stem}.so"))
     try:
         os.rename(tmp, entry)  # atomic: another process may have won the race
     except OSError:
@@ -193,7 +192,7 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
     entry = _build(path, opts)
     _warn(entry, path, exports=False)
     if emit_asm or emit_llvm:
-        from .driver import compile_source
+        from .build import compile_source
         _, module = compile_source(path.read_bytes(), str(path), opts)
         out = entry / (f"{path.stem}.s" if emit_asm else f"{path.stem}.ll")
         out.write_text(module.asm() if emit_asm else module.ir())
@@ -202,12 +201,11 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
         return entry / f"{path.stem}.o"
     library = entry / f"lib{path.stem}.so"
     if not library.exists():
-        from .driver import BuildFailed, _run_cc
+        from .build import LinkError, link_shared_library
         tmp = entry / f".lib{path.stem}.{os.getpid()}.so"
         try:
-            _run_cc(["-shared", str(entry / f"{path.stem}.o"), "-o", str(tmp), "-lm"],
-                    "linking the shared library failed")
-        except BuildFailed as err:
+            link_shared_library(entry / f"{path.stem}.o", tmp, "linking the shared library failed")
+        except LinkError as err:
             raise CompileError(f"Compilation failed: {path.name}", f"error[codegen]: {err}") from None
         os.replace(tmp, library)
     return library

@@ -35,6 +35,30 @@ def test_every_stage_present(fma):
     assert [f.name for f in fma.report.functions] == ["fma_kernel"]
 
 
+def test_compiles_once_and_reports_what_inspect_reports(fma, monkeypatch):
+    import compiler.explore
+    import compiler.inspect
+    from compiler.inspect import inspect
+
+    calls = []
+
+    def counted(*args):
+        calls.append(args[1])
+        return compile_source(*args)
+
+    def refuse(*args):
+        raise AssertionError("inspect compiled the file again")
+
+    compile_source = compiler.explore.compile_source
+    monkeypatch.setattr(compiler.explore, "compile_source", counted)
+    monkeypatch.setattr(compiler.inspect, "compile_source", refuse)
+    compiler.inspect.clear_report_cache()  # a cached report would hide a second compile
+    stages = explore(FMA, "fma.ea", AVX2)
+    assert calls == ["fma.ea"]
+    monkeypatch.undo()
+    assert stages.report.to_json() == fma.report.to_json() == inspect(FMA, "fma.ea", AVX2).to_json()
+
+
 def test_ir_before_and_after_optimisation_differ(fma):
     assert fma.ir != fma.ir_opt
     assert "alloca" in fma.ir and "alloca" not in fma.ir_opt  # mem2reg ran

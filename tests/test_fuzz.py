@@ -30,7 +30,7 @@ import pytest
 
 from compiler import Options, analyze
 from compiler.diagnostics import DiagnosticSink
-from compiler.driver import compile_source
+from compiler.build import compile_source
 from compiler.source import SourceFile
 from compiler.syntax.lexer import lex
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from compiler.cli.main import main
-from compiler.inspect import InspectError, clear_cache, inspect
+from compiler.inspect import InspectError, clear_report_cache, inspect
 from compiler.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,7 +246,7 @@ def test_emit_asm_without_annotate_has_no_source(tmp, capsys):
 # ---- cache ------------------------------------------------------------------------
 
 def test_cache_same_object():
-    clear_cache()
+    clear_report_cache()
     opts = Options(target_cpu="haswell")
     first = inspect(FMA8, "k.ea", opts)
     assert inspect(FMA8, "k.ea", Options(target_cpu="haswell")) is first
@@ -269,7 +269,7 @@ def test_cache_keyed_by_options_text_and_path():
 def test_clear_cache():
     opts = Options(target_cpu="haswell")
     first = inspect(FMA8, "k.ea", opts)
-    clear_cache()
+    clear_report_cache()
     again = inspect(FMA8, "k.ea", opts)
     assert again is not first
     assert again.functions[0].counts == first.functions[0].counts

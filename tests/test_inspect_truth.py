@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from compiler.driver import compile_source
+from compiler.build import compile_source
 from compiler.inspect import inspect, render_text
 from compiler.options import Options
 from inspect_support import ARM, AVX2, AVX512, line_of, src

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from compiler import Options, load
-from compiler.driver import compile_source
+from compiler.build import compile_source
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -161,10 +161,10 @@ TIMED_LOAD = """\
 import sys, time
 import numpy as np
 if sys.argv[2] == "warm":
-    import compiler.driver
+    import compiler.build
     def refuse(*a, **k):
         raise AssertionError("recompiled on a cache hit")
-    compiler.driver.compile_source = refuse
+    compiler.build.compile_source = refuse
 from compiler import load
 t = time.perf_counter()
 k = load(sys.argv[1])

@@ -8,9 +8,9 @@ import platform
 import subprocess
 from pathlib import Path
 
-from .. import __version__
 from ..codegen.target import flag_features, host_cpu_name
 from ..options import Options
+from ..version import __version__
 
 SCHEMA_VERSION = 1
 # Keys of a measurement with a meaning, in the order results list them; the

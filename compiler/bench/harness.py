@@ -18,8 +18,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cli.flags import UsageError, joined, parse_target_flag, validate
 from ..options import Options
+from ..target_flags import UsageError, joined, parse_target_flag, validate
 from .baseline import REGRESSION_EXIT, diff_against, write_baseline
 from .envinfo import (MEASUREMENT_COUNTS, document_json, environment, host_arch,
                       measurement_problem, result_document)

@@ -4,14 +4,12 @@ apart by its flat keys such as `harness`). Exit codes: 0 fine, 1 error or a resu
 does not match its reference, 3 regressions with --fail-on-regression."""
 from __future__ import annotations
 
-import json
 import sys
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..options import Options
-from .flags import HELP_FLAGS, TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate, wants_help
+from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
+from .flags import HELP_FLAGS, wants_help
 
 USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml> [options]
   --bench NAME          only this benchmark (repeatable)
@@ -30,24 +28,6 @@ USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml>
   -h, --help            this help
 An option's value may also be written --opt=value.
 """
-
-
-@dataclass
-class BenchArgs:
-    path: str
-    options: Options = field(default_factory=Options)
-    benches: list[str] = field(default_factory=list)
-    sizes: list[int] | None = None
-    quick: bool = False
-    reps: int | None = None
-    bandwidth: bool = True
-    json: bool = False
-    out: str | None = None
-    baseline: str | None = None
-    update_baseline: bool = False
-    diff: bool = True
-    fail_threshold: float | None = None
-    history: bool = True
 
 
 def run_bench(args: list[str]) -> int:
@@ -79,8 +59,11 @@ def _is_harness_manifest(path: Path) -> bool:
         return False  # the suite loader reports the problem
 
 
-def _parse(args: list[str]) -> BenchArgs:
+def _parse(args: list[str]):
+    """The options of a NumPy-suite run, as bench_run's BenchArgs (imported here:
+    bench_run loads rich and NumPy, which `--help` and the C harness do not need)."""
     from ..bench import parse_size
+    from .bench_run import BenchArgs
     out = BenchArgs(args[0])
     for arg in joined(args[1:], ("--bench", "--sizes", "--reps", "--out", "--baseline", *TARGET_VALUE_OPTIONS)):
         name, eq, value = arg.partition("=")
@@ -122,7 +105,3 @@ def _parse(args: list[str]) -> BenchArgs:
 _SWITCHES = {"--quick": ("quick", True), "--no-bandwidth": ("bandwidth", False), "--json": ("json", True),
              "--update-baseline": ("update_baseline", True), "--no-diff": ("diff", False),
              "--no-history": ("history", False)}
-
-
-def dump_json(docs: list[dict]) -> str:
-    return json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n"

@@ -3,7 +3,9 @@ the table (or JSON) on stdout, the baseline diff on stderr, the history file."""
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -12,8 +14,27 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..bench import BenchError, Suite, append_history, find_suite, load_suite, run_suite
 from ..bench.baseline import REGRESSION_EXIT, diff_against, write_baseline
 from ..bench.table import failure_lines, results_table
-from .bench_cmd import BenchArgs, dump_json
-from .flags import UsageError
+from ..options import Options
+from ..target_flags import UsageError
+
+
+@dataclass
+class BenchArgs:
+    """What `ea bench` was asked to run (bench_cmd parses the command line into it)."""
+    path: str
+    options: Options = field(default_factory=Options)
+    benches: list[str] = field(default_factory=list)
+    sizes: list[int] | None = None
+    quick: bool = False
+    reps: int | None = None
+    bandwidth: bool = True
+    json: bool = False
+    out: str | None = None
+    baseline: str | None = None
+    update_baseline: bool = False
+    diff: bool = True
+    fail_threshold: float | None = None
+    history: bool = True
 
 
 def suites_for(path: str) -> list[Suite]:
@@ -106,3 +127,7 @@ def _progress(console: Console):
         def tell(p) -> None:
             bar.update(task, total=p.total, completed=p.done, description=p.message)
         yield tell
+
+
+def dump_json(docs: list[dict]) -> str:
+    return json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n"

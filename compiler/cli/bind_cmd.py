@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..bind import GENERATORS, generator
 from ..bind.meta import BindError, read_api
-from .flags import UsageError, expand_sources, wants_help
+from ..target_flags import UsageError
+from .flags import expand_sources, wants_help
 
 USAGE = "usage: ea bind <file.ea|dir>... --python|--rust|--pytorch|--cpp|--cmake ..."
 HELP = USAGE + """

@@ -7,7 +7,8 @@ import sys
 from ..analysis import analyze
 from ..options import Options
 from ..render import render_all
-from .flags import TARGET_VALUE_OPTIONS, UsageError, expand_sources, joined, parse_target_flag, validate, wants_help
+from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
+from .flags import expand_sources, wants_help
 
 USAGE = "usage: ea check <file.ea|dir>... [--format text|json] [target options]"
 HELP = USAGE + """

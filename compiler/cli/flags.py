@@ -1,46 +1,16 @@
-"""Target and build flags shared by `ea FILE`, `ea check` and later modes, and
-the conventions every subcommand follows: `-h`/`--help` anywhere prints its
-usage (stderr, exit 0), an option with a value is written `--opt=value` or
-`--opt value`, and a directory among the inputs means its `*.ea` files."""
+"""Conventions every `ea` subcommand follows: `-h`/`--help` anywhere prints
+its usage (stderr, exit 0), an option with a value is written `--opt=value`
+or `--opt value`, and a directory among the inputs means its `*.ea` files.
+Target flags are parsed by compiler/target_flags.py."""
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from ..options import Options
-
-
-class UsageError(Exception):
-    """A command-line mistake: printed as `error: <message>` (or
-    `error[<kind>]: ...` where the spec says so), exit 1."""
-
-    def __init__(self, message: str, kind: str | None = None):
-        super().__init__(message)
-        self.kind = kind
-
-
-# Target options that take a value.
-TARGET_VALUE_OPTIONS = ("--opt-level", "--target", "--target-triple")
 HELP_FLAGS = ("-h", "--help")
 
 
 def wants_help(args: list[str]) -> bool:
     return any(arg in HELP_FLAGS for arg in args)
-
-
-def joined(args: list[str], value_options: tuple[str, ...]) -> list[str]:
-    """`args` with each `--opt value` of the given options written `--opt=value`,
-    so parsers see one spelling."""
-    out: list[str] = []
-    rest = iter(args)
-    for arg in rest:
-        if arg in value_options:
-            value = next(rest, None)
-            if value is None:
-                raise UsageError(f"{arg} needs a value")
-            arg = f"{arg}={value}"
-        out.append(arg)
-    return out
 
 
 def expand_sources(paths: list[str]) -> list[tuple[str, str | None]]:
@@ -57,44 +27,3 @@ def expand_sources(paths: list[str]) -> list[tuple[str, str | None]]:
             out.append((path, "no .ea files in this directory"))
         out.extend((str(p), None) for p in files)
     return out
-
-
-def parse_target_flag(arg: str, opts: Options) -> Options | None:
-    """Apply one target flag to `opts`; None if `arg` is not a target flag."""
-    if arg.startswith("--opt-level="):
-        value = arg.split("=", 1)[1]
-        if value not in ("0", "1", "2", "3"):
-            raise UsageError("--opt-level must be 0, 1, 2, or 3")
-        return replace(opts, opt_level=int(value))
-    if arg.startswith("--target="):
-        return replace(opts, target_cpu=arg.split("=", 1)[1] or "native")
-    if arg.startswith("--target-triple="):
-        return replace(opts, target_triple=arg.split("=", 1)[1] or None)
-    flag = {"--avx512": "avx512", "--fp16": "fp16", "--dotprod": "dotprod", "--i8mm": "i8mm"}.get(arg)
-    if flag is not None:
-        return replace(opts, **{flag: True})
-    return None
-
-
-def validate(opts: Options) -> None:
-    """Flag combinations the driver rejects (TOOLCHAIN.md §1.1)."""
-    if opts.is_arm and opts.avx512:
-        raise UsageError("--avx512 is incompatible with ARM target")
-    if not opts.is_arm and opts.i8mm:
-        raise UsageError("--i8mm is only valid for AArch64 targets")
-    if not opts.is_arm and opts.fp16:
-        raise UsageError("--fp16 is incompatible with non-ARM target", kind="codegen")
-    if opts.target_cpu not in ("", "native"):
-        _check_cpu(opts)
-
-
-def _check_cpu(opts: Options) -> None:
-    """LLVM aborts the whole process on some CPU names it does not know: names
-    outside our table are tried in a child process first (target_check)."""
-    from ..codegen.features import known_cpu
-    if known_cpu(opts):
-        return
-    from ..target_check import check_target
-    problem = check_target(opts)
-    if problem:
-        raise UsageError(f"--target={opts.target_cpu}: {problem}", kind="codegen")

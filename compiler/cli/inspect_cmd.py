@@ -9,7 +9,8 @@ import sys
 from ..inspect import InspectError, inspect, render_text
 from ..options import Options
 from ..render import render_all
-from .flags import TARGET_VALUE_OPTIONS, UsageError, expand_sources, joined, parse_target_flag, validate, wants_help
+from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
+from .flags import expand_sources, wants_help
 
 USAGE = "usage: ea inspect <file.ea> [--opt-level=N] [--target=CPU] [--target-triple=T] [--avx512] " \
         "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--json]"

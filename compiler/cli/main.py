@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import __version__
 from ..ast_dump import ast_dump
 from ..diagnostics import DiagnosticSink
 from ..options import Options
@@ -13,9 +12,11 @@ from ..render import render_all
 from ..source import SourceFile
 from ..syntax.lexer import lex, token_dump
 from ..syntax.parser import parse
-from ..driver import BuildRequest, build
+from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
+from ..version import __version__
+from .build_cmd import BuildRequest, build
 from .check_cmd import run_check
-from .flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate, wants_help
+from .flags import wants_help
 
 USAGE = """usage: ea <file.ea> [options]                compile
        ea check <file.ea|dir>... [options]   report all diagnostics of many files

@@ -1,23 +1,28 @@
 """`inspect`: what the machine will execute, per function, loop and line.
 
-    from compiler.inspect import inspect
+    from compiler.inspect import inspect, inspect_module
     report = inspect(text, "k.ea", Options(avx512=True))   # InspectReport
+    report = inspect_module(analysis, module)   # a compiled module (compiler.build)
     report.functions[0].counts.fma, .loops[0].bottleneck, .lines[12].summary
     render_text(report)   # the `ea inspect` text; report.to_json() for tools
     listing(asm, arm)     # every assembly line with its function, source line, kind
 
 Counts come from the assembly LLVM emits for the chosen target (what
 `--emit-asm` shows), attributed to source lines through the DWARF line
-table. Results are cached by source text, options and bandwidth.
+table. `inspect` compiles through compiler.build and caches its reports by
+source text, options and bandwidth (`clear_report_cache()` empties that);
+`inspect_module` reports on a module the caller has already compiled.
 """
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
 
+from ..analysis import Analysis
+from ..build import compile_source
+from ..codegen import CompiledModule
 from ..codegen.target import describe as describe_target
 from ..diagnostics import Diagnostic
-from ..driver import compile_source
 from ..options import Options
 from ..syntax import ast as A
 from .asm import parse
@@ -53,24 +58,28 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    report = _inspect(data, path, options, bandwidth_gbs)
+    analysis, module = compile_source(data, path, options)
+    if module is None:
+        raise InspectError(analysis.errors or analysis.diagnostics, analysis)
+    report = inspect_module(analysis, module, bandwidth_gbs)
     _CACHE[key] = report
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return report
 
 
-def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | None) -> InspectReport:
-    analysis, module = compile_source(data, path, options)
-    if module is None:
-        raise InspectError(analysis.errors or analysis.diagnostics, analysis)
+def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: float | None = None,
+                   asm: str | None = None) -> InspectReport:
+    """The report of a module compiled from `analysis` (for its options);
+    `asm` is `module.asm()` when the caller already has it."""
+    options = analysis.options
     arm = options.is_arm
     machine = machine_for(options, bandwidth_gbs)
     funcs = {f.name: f for f in analysis.desugared.items if isinstance(f, A.Func)}
     classify = classifier(arm)
     facts = source_facts(analysis.desugared)
     reports: list[FunctionReport] = []
-    for fn in parse(module.asm(), arm):
+    for fn in parse(module.asm() if asm is None else asm, arm):
         infos = [classify(ins) for ins in fn.instrs]
         func = funcs.get(fn.name)
         body = None
@@ -85,7 +94,7 @@ def _inspect(data: bytes, path: str, options: Options, bandwidth_gbs: float | No
     for func in funcs.values():
         if func.name not in emitted and func.cfg in (None, options.arch):
             reports.append(_inlined(func, reports))
-    return InspectReport(path, describe_target(options), reports)
+    return InspectReport(analysis.path, describe_target(options), reports)
 
 
 def _inlined(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:
@@ -105,8 +114,10 @@ def _inlined(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:
                           inlined_into=callers)
 
 
-def clear_cache() -> None:
+def clear_report_cache() -> None:
+    """Forget the reports `inspect` cached (not the loader's `__eacache__`)."""
     _CACHE.clear()
 
 
-__all__ = ["AsmLine", "InspectError", "InspectReport", "clear_cache", "inspect", "listing", "render_text"]
+__all__ = ["AsmLine", "InspectError", "InspectReport", "clear_report_cache", "inspect", "inspect_module", "listing",
+           "render_text"]

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from compiler.codegen import CompiledModule
-from compiler.driver import compile_source
+from compiler.build import compile_source
 from compiler.options import Options
 
 from .harness import ROOT, ea

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from compiler import Options
-from compiler.driver import compile_source
+from compiler.build import compile_source
 
 from .harness import ROOT, host_has
 

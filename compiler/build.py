@@ -1,0 +1,87 @@
+"""The in-process compile API: source -> analysis + compiled module, and the
+artefacts built from them (TOOLCHAIN.md §1.2): object code, a shared library
+or executable linked with `$CC`, the C header and the `.ea.json` metadata.
+
+    from compiler.build import compile_source, link_shared_library
+    analysis, module = compile_source(data, "k.ea", Options())
+    if module is not None:                 # None: analysis.diagnostics say why
+        module.ir(), module.asm(), module.object()
+
+Nothing here prints or knows a command-line flag: the CLI (compiler/cli/),
+the loader and the tools call these functions and report as they need."""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .analysis import Analysis, analyze
+from .diagnostics import Diagnostic
+from .options import Options
+from .outputs.header import header_text
+from .outputs.metadata import metadata_text
+from .syntax import ast as A
+
+
+class LinkError(Exception):
+    """`$CC` could not link; the message says what failed, with the linker's last lines."""
+
+
+def compile_source(data: bytes | str, path: str, options: Options):
+    """Analyse and generate code. Returns (analysis, compiled module or None);
+    a code generation error is appended to the analysis' diagnostics."""
+    from .codegen import CodegenError, generate
+    analysis = analyze(data, path, options)
+    if analysis.errors:
+        return analysis, None
+    try:
+        return analysis, generate(analysis)
+    except CodegenError as err:
+        code = "target" if err.user else "internal"
+        analysis.diagnostics.append(Diagnostic("error", "codegen", code, str(err), err.span))
+        return analysis, None
+
+
+def exported_names(analysis: Analysis) -> list[str]:
+    """From the desugared, cfg-unfiltered program (§1.2)."""
+    return [f.name for f in analysis.desugared.items if isinstance(f, A.Func) and f.export]
+
+
+def header(analysis: Analysis, stem: str) -> str:
+    """The C header (`<stem>.h`) of an analysed file."""
+    return header_text(stem, analysis.desugared)
+
+
+def metadata(analysis: Analysis, library: str) -> str:
+    """The `.ea.json` metadata of an analysed file, naming its shared library."""
+    return metadata_text(library, analysis.desugared)
+
+
+def link_shared_library(obj: str | Path, out: str | Path,
+                        failure: str = "shared library linking failed") -> None:
+    """Link the object file `obj` into the shared library `out`; LinkError if `$CC` fails."""
+    _run_cc(["-shared", str(obj), "-o", str(out), "-lm"], failure)
+
+
+def link_executable(obj: bytes, out: str | Path) -> None:
+    """Link object code (with its `main`) into the executable `out`; LinkError if `$CC` fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_obj = os.path.join(tmp, "ea_main.o")
+        Path(tmp_obj).write_bytes(obj)
+        _run_cc([tmp_obj, "-o", str(out), "-lm"], "linking the executable failed")
+
+
+def _run_cc(args: list[str], failure: str) -> None:
+    cc = os.environ.get("CC", "cc")
+    try:
+        proc = subprocess.run([cc, *args], capture_output=True, text=True)
+    except OSError as err:
+        raise LinkError(f"{failure}: cannot run '{cc}': {err.strerror}") from None
+    if proc.returncode != 0:
+        detail = proc.stderr.strip().splitlines()
+        raise LinkError(failure + (f"\n{chr(10).join(detail[-10:])}" if detail else ""))
+
+
+__all__ = ["LinkError", "compile_source", "exported_names", "header", "link_executable",
+           "link_shared_library", "metadata"]
