@@ -111,3 +111,25 @@ def test_navigation_and_hints_read_the_record():
     a.decisions.record_context(defaulted, T.vector(T.F32, 8), True)
     hints = [(h.position.line, h.label) for h in width_hints(a, EVERYTHING)]
     assert hints == [(7, ": f32x8"), (7, ": f32x4")]
+
+
+def test_the_coverage_lint_reads_the_callee_not_the_name():
+    """A user function whose name starts like `load` writes through the
+    pointer it is given: the lint follows the recorded callee, so the store
+    coverage of `out` is out of sight and nothing is reported."""
+    kernel = """\
+func {name}(q: *mut f32, i: i32) {{
+    store(q, i + 4, splat(0.0))
+}}
+export kernel k(data: *f32, out: *mut f32)
+    over i in n step 8
+    tail scalar {{ out[i] = data[i] }}
+{{
+    store(out, i, load(data, i))
+    {name}(out, i)
+}}
+"""
+    for name in ("finish", "load_rest"):
+        assert analyze(kernel.format(name=name), "k.ea", X86).diagnostics == [], name
+    half = kernel.format(name="finish").replace("    finish(out, i)\n", "")
+    assert [d.code for d in analyze(half, "k.ea", X86).diagnostics] == ["kernel-coverage"]

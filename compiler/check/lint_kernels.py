@@ -153,10 +153,12 @@ class _Walker:
             x = stack.pop()
             if isinstance(x, A.Call):
                 args = x.args
-                if x.name in STORES and args and _mut_ptr_name(args[0]):
+                intr = self.decisions.intrinsic_of(x)
+                name = intr.name if intr is not None else ""  # a user function's call: pointers escape
+                if name in STORES and args and _mut_ptr_name(args[0]):
                     self.store_call(x, env)
                     stack.extend(args[1:])
-                elif (x.name.startswith("load") or x.name in ("gather", "prefetch")) and args:
+                elif (name.startswith("load") or name in ("gather", "prefetch")) and args:
                     if not isinstance(args[0], A.Name):
                         stack.append(args[0])
                     stack.extend(args[1:])
