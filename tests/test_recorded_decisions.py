@@ -133,3 +133,25 @@ export kernel k(data: *f32, out: *mut f32)
         assert analyze(kernel.format(name=name), "k.ea", X86).diagnostics == [], name
     half = kernel.format(name="finish").replace("    finish(out, i)\n", "")
     assert [d.code for d in analyze(half, "k.ea", X86).diagnostics] == ["kernel-coverage"]
+
+
+def test_the_tail_lint_counts_only_calls_of_the_kernel():
+    """`fma(x, x, x)` calls the intrinsic (INTRINSICS.md §0.1), so it is no
+    call of the kernel `fma` passing a bound that is not a multiple of 4;
+    `abs` may be shadowed, so `abs(p, q, 7)` is one."""
+    kernel = """\
+kernel {name}(a: *f32, c: *mut f32)
+    over i in n step 4
+{{
+    store(c, i, load(a, i))
+}}
+export func f(x: f32, p: *f32, q: *mut f32) -> f32 {{
+    {call}
+    return x
+}}
+"""
+    intrinsic = analyze(kernel.format(name="fma", call="let y: f32 = fma(x, x, x)"), "k.ea", X86)
+    assert [d.code for d in intrinsic.diagnostics] == ["intrinsic-call"]
+    assert intrinsic.callee_of(calls(intrinsic)["fma"][0]) is TABLE["fma"]
+    shadowed = analyze(kernel.format(name="abs", call="abs(p, q, 7)"), "k.ea", X86)
+    assert [d.code for d in shadowed.diagnostics] == ["kernel-no-tail"]

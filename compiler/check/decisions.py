@@ -52,6 +52,11 @@ class Decisions:
         callee = self.callee_of(call)
         return callee if isinstance(callee, Intrinsic) else None
 
+    def function_of(self, call: A.Call) -> Symbol | None:
+        """The user function `call` calls, if it calls one."""
+        callee = self.callee_of(call)
+        return callee if isinstance(callee, Symbol) else None
+
     def intrinsic_named_at(self, offset: int) -> Intrinsic | None:
         for call, callee in self._callees.values():
             if isinstance(callee, Intrinsic) and call.name_span.start <= offset <= call.name_span.end:
