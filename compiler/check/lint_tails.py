@@ -17,7 +17,8 @@ from .consteval import ConstError, evaluate
 
 
 def calls_by_name(program: A.Program) -> dict[str, list[A.Call]]:
-    """Every call in the program's function bodies, by callee name."""
+    """Every call in the program's function bodies, by name (which of them
+    call a user function is the checker's decision: `decisions.function_of`)."""
     found: dict[str, list[A.Call]] = {}
     stack: list = []
     for item in program.items:

@@ -86,7 +86,7 @@ def lint_widths(program: A.Program, checker) -> None:
             fix = f"compile for a CPU with {need[1]} (e.g. --target=haswell)"
         alternative = f" or use {half}" if half in VECTORS else ""
         checker.sink.warning(
-            "codegen", "vector-too-wide",
+            "target", "vector-too-wide",
             f"{name} is {info.bits} bits wide, but {_cpu_label(options)} has no {need[1]}: LLVM splits "
             f"every {name} operation into narrower ones. To use {info.bits}-bit registers, {fix}"
             f"{alternative}", span)
