@@ -22,8 +22,9 @@ Public API for tools (the language server, the TUI, scripts):
 
     from compiler import load
     k = load("examples/saxpy.ea")       # cached in examples/__eacache__/, run by LLVM's JIT
-    k.saxpy(x, y, 2.0)                  # same signature and checks as `ea bind --python` Spans
-carry byte offsets [start, end) and 1-based line / character columns.
+    k.saxpy(x, y, 2.0)                  # same signature and checks as `ea bind --python`
+
+Spans carry byte offsets [start, end) and 1-based line / character columns.
 `compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
 rules) that the checker, and later codegen, hover and completion, read.
 """

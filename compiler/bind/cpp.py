@@ -12,14 +12,13 @@ is shorter than the kernel's bound. Compiled below C++20 it stops with an
 returned as `std::vector<uint8_t>` (`std::vector<bool>` has no `data()`)."""
 from __future__ import annotations
 
+from ..outputs.c_types import C_SCALARS
 from .meta import Api, Arg, Export, Struct
 from .plan import cap_expr, prologue
 
 LANGUAGE = "C++"
 
-_CTYPES = {"i8": "int8_t", "u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t", "i32": "int32_t",
-           "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "f32": "float", "f64": "double",
-           "bool": "bool"}
+_CTYPES = {**C_SCALARS, "bool": "bool"}  # C++ spells C's _Bool `bool`
 _KEYWORDS = frozenset((
     "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t "
     "char32_t class compl concept const consteval constexpr constinit const_cast continue co_await "

@@ -3,7 +3,8 @@
 `lookup(name)` finds an intrinsic (including the `load_<T>x<N>` family);
 `TABLE` maps names to declarations; `names()` lists them for completion and
 "did you mean". Each family file declares its members with their type rule,
-target rule, signatures and doc; codegen lowerings sit beside them.
+target rule, signatures and doc; their codegen lowerings are in
+`compiler/codegen/lower/`.
 """
 from __future__ import annotations
 

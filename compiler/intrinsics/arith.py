@@ -50,7 +50,7 @@ def _fma(c) -> T.Type:
                   code="intrinsic-args")
 
 
-def _float_unary(name: str, since_vector_ok: bool = True):
+def _float_unary(name: str):
     def rule(c) -> T.Type:
         t = c.only_arg()
         if t.is_error:

@@ -34,10 +34,6 @@ class Intrinsic:
     advice: Optional[str] = None
 
     @property
-    def core(self) -> bool:
-        return self.since.startswith("CORE")
-
-    @property
     def extension(self) -> bool:
         """Not in the reference compiler (documented in the README's Extensions)."""
         return self.since.startswith("extension")
