@@ -74,6 +74,21 @@ def prologue(export: Export) -> list[Step]:
     return order
 
 
+def prologue_lines(export: Export, length, alloc, check) -> list[str]:
+    """The prologue in a generator's words: `length(arg, source)` binds a
+    collapsed length read from `source`, `alloc(arg)` allocates an output,
+    `check(arg, bound)` checks a provable length; each returns its lines."""
+    lines: list[str] = []
+    for step in prologue(export):
+        if step.kind == "length":
+            lines += length(step.arg, step.source)
+        elif step.kind == "alloc":
+            lines += alloc(step.arg)
+        else:
+            lines += check(step.arg, step.source)
+    return lines
+
+
 def cap_expr(cap: str, rename) -> str:
     """The cap text with its identifiers spelled as the generator spells names."""
     return _IDENT.sub(lambda m: rename(m.group(0)), cap)

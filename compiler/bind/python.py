@@ -13,7 +13,7 @@ import keyword
 from . import library
 from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion
 from .meta import NUMPY_DTYPES, Api, Arg, Export
-from .plan import cap_constants, cap_expr, prologue
+from .plan import cap_constants, cap_expr, prologue_lines
 
 LANGUAGE = "Python"
 
@@ -166,20 +166,21 @@ def _checks(e: Export, structs: set[str]) -> list[str]:
         elif not a.is_pointer and a.visible and a.type in INT_RANGES:
             lo, hi = INT_RANGES[a.type]
             lines.append(f"    {py(a.name)} = _int({py(a.name)}, {a.name!r}, {lo}, {hi})")
-    for step in prologue(e):
-        a = step.arg
-        if step.kind == "length":
-            lo, hi = INT_RANGES[a.type]
-            lines += [f"    if {py(a.name)} is None:", f"        {py(a.name)} = {py(step.source.name)}.size",
-                      "    else:", f"        {py(a.name)} = _int({py(a.name)}, {a.name!r}, {lo}, {hi})"]
-        elif step.kind == "alloc":
-            cap = _cap(cap_expr(a.cap, py))
-            lines.append(f"    {py(a.name)} = _empty({cap}, {_dtype(a)})")
-        else:
-            bound = py(step.source.name)
-            lines += [f"    if {py(a.name)}.size < {bound}:",  # inline: a call per array costs ~0.1 µs
-                      f"        _too_short({py(a.name)}, {a.name!r}, {bound}, {step.source.name!r})"]
-    return lines
+
+    def length(a: Arg, src: Arg) -> list[str]:
+        lo, hi = INT_RANGES[a.type]
+        return [f"    if {py(a.name)} is None:", f"        {py(a.name)} = {py(src.name)}.size",
+                "    else:", f"        {py(a.name)} = _int({py(a.name)}, {a.name!r}, {lo}, {hi})"]
+
+    def alloc(a: Arg) -> list[str]:
+        return [f"    {py(a.name)} = _empty({_cap(cap_expr(a.cap, py))}, {_dtype(a)})"]
+
+    def check(a: Arg, bound: Arg) -> list[str]:
+        n = py(bound.name)
+        return [f"    if {py(a.name)}.size < {n}:",  # inline: a call per array costs ~0.1 µs
+                f"        _too_short({py(a.name)}, {a.name!r}, {n}, {bound.name!r})"]
+
+    return lines + prologue_lines(e, length, alloc, check)
 
 
 def _call_args(e: Export, structs: set[str], lengths: dict[str, str] | None = None) -> list[str]:

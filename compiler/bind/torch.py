@@ -16,7 +16,7 @@ import keyword
 from . import library
 from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion
 from .meta import Api, Arg, Export
-from .plan import cap_constants, cap_expr, prologue
+from .plan import cap_constants, cap_expr, prologue_lines
 
 LANGUAGE = "PyTorch"
 
@@ -247,17 +247,19 @@ class _Gen:
                 lines.append(f"{v} = {v} if isinstance({v}, {a.type}) else {a.type}(*{v})")
         for a in e.outputs:
             counts[a.name] = _cap_expr(a.cap, e)
-        for step in prologue(e):  # every name bound before a cap uses it (plan.py)
-            a, v = step.arg, _py(step.arg.name)
-            if step.kind == "length":
-                src = step.source.name
-                lo, hi = INT_RANGES[a.type]
-                lines.append(f'{v} = _length({counts[src]}, "{src}", {hi}) if {v} is None '
-                             f'else _int({v}, "{a.name}", {lo}, {hi})')
-            elif step.kind == "alloc":
-                lines.append(f"{v} = {self.allocation(a, e)}")
-            else:
-                lines.append(f'_at_least({counts[a.name]}, "{a.name}", {_py(step.source.name)}, "{step.source.name}")')
+
+        def length(a: Arg, src: Arg) -> list[str]:
+            lo, hi = INT_RANGES[a.type]
+            return [f'{_py(a.name)} = _length({counts[src.name]}, "{src.name}", {hi}) if {_py(a.name)} is None '
+                    f'else _int({_py(a.name)}, "{a.name}", {lo}, {hi})']
+
+        def alloc(a: Arg) -> list[str]:
+            return [f"{_py(a.name)} = {self.allocation(a, e)}"]
+
+        def check(a: Arg, bound: Arg) -> list[str]:
+            return [f'_at_least({counts[a.name]}, "{a.name}", {_py(bound.name)}, "{bound.name}")']
+
+        lines += prologue_lines(e, length, alloc, check)  # every name bound before a cap uses it
         written = [_py(a.name) for a in e.args if a.is_pointer and a.mutable and a.visible]
         if written and self.returned(e)[0] == written:  # autograd accepts only returned dirty tensors
             lines.append(f"ctx.mark_dirty({', '.join(written)})  # the kernel writes them in place")

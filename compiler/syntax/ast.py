@@ -8,7 +8,7 @@ Nodes made by desugaring have `synthetic=True`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from ..source import Span
 
@@ -340,3 +340,77 @@ def type_text(t: TypeRef) -> str:
         return t.name
     prefix = "*" + ("restrict " if t.restrict else "") + ("mut " if t.mutable else "")
     return prefix + type_text(t.inner)
+
+
+# ---- walking ----------------------------------------------------------------
+
+def children(x) -> list:
+    """The statements and expressions directly under a statement, an
+    expression or a Block, in source order (a struct literal's field values;
+    absent parts such as a bare `return`'s value left out)."""
+    if isinstance(x, Block):
+        found = x.stmts
+    elif isinstance(x, (Let, Return)):
+        found = [x.value]
+    elif isinstance(x, Assign):
+        found = [x.target, x.value]
+    elif isinstance(x, ExprStmt):
+        found = [x.expr]
+    elif isinstance(x, If):
+        found = [x.cond, x.then, x.orelse]
+    elif isinstance(x, While):
+        found = [x.cond, x.body]
+    elif isinstance(x, (ForEach, For)):
+        found = [x.start, x.end, x.body]
+    elif isinstance(x, Unroll):
+        found = [x.loop]
+    elif isinstance(x, Call):
+        found = x.args
+    elif isinstance(x, Binary):
+        found = [x.left, x.right]
+    elif isinstance(x, Unary):
+        found = [x.operand]
+    elif isinstance(x, Paren):
+        found = [x.inner]
+    elif isinstance(x, Index):
+        found = [x.base, x.index]
+    elif isinstance(x, Field):
+        found = [x.base]
+    elif isinstance(x, StructLit):
+        found = [f.value for f in x.fields]
+    elif isinstance(x, VectorLit):
+        found = x.elems
+    else:
+        return []
+    return [c for c in found if c is not None]
+
+
+def walk(roots: Iterable) -> Iterator:
+    """Every node under `roots` (statements, expressions, blocks), each before
+    the nodes under it."""
+    return _depth_first(roots, children)
+
+
+def statements(stmts: Iterable) -> Iterator:
+    """Every statement in `stmts` and in the blocks nested in them (branches,
+    loop bodies, the loop of an `unroll`); expressions are not entered."""
+    return _depth_first(stmts, _nested)
+
+
+def _nested(s) -> list:
+    if isinstance(s, If):
+        orelse = [] if s.orelse is None else s.orelse.stmts if isinstance(s.orelse, Block) else [s.orelse]
+        return s.then.stmts + orelse
+    if isinstance(s, (While, ForEach, For)):
+        return s.body.stmts
+    return [s.loop] if isinstance(s, Unroll) else []
+
+
+def _depth_first(roots: Iterable, below) -> Iterator:
+    """An explicit stack, so long operator chains cannot overflow the
+    recursion limit; the last root comes out first."""
+    stack = [r for r in roots if r is not None]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(below(x))
