@@ -344,44 +344,22 @@ def type_text(t: TypeRef) -> str:
 
 # ---- walking ----------------------------------------------------------------
 
+_CHILD_FIELDS = {Let: ("value",), Return: ("value",), Assign: ("target", "value"), ExprStmt: ("expr",),
+                 If: ("cond", "then", "orelse"), While: ("cond", "body"), ForEach: ("start", "end", "body"),
+                 For: ("start", "end", "body"), Unroll: ("loop",), Binary: ("left", "right"),
+                 Unary: ("operand",), Paren: ("inner",), Index: ("base", "index"), Field: ("base",)}
+_CHILD_LISTS = {Block: "stmts", Call: "args", VectorLit: "elems"}
+
+
 def children(x) -> list:
     """The statements and expressions directly under a statement, an
     expression or a Block, in source order (a struct literal's field values;
     absent parts such as a bare `return`'s value left out)."""
-    if isinstance(x, Block):
-        found = x.stmts
-    elif isinstance(x, (Let, Return)):
-        found = [x.value]
-    elif isinstance(x, Assign):
-        found = [x.target, x.value]
-    elif isinstance(x, ExprStmt):
-        found = [x.expr]
-    elif isinstance(x, If):
-        found = [x.cond, x.then, x.orelse]
-    elif isinstance(x, While):
-        found = [x.cond, x.body]
-    elif isinstance(x, (ForEach, For)):
-        found = [x.start, x.end, x.body]
-    elif isinstance(x, Unroll):
-        found = [x.loop]
-    elif isinstance(x, Call):
-        found = x.args
-    elif isinstance(x, Binary):
-        found = [x.left, x.right]
-    elif isinstance(x, Unary):
-        found = [x.operand]
-    elif isinstance(x, Paren):
-        found = [x.inner]
-    elif isinstance(x, Index):
-        found = [x.base, x.index]
-    elif isinstance(x, Field):
-        found = [x.base]
-    elif isinstance(x, StructLit):
-        found = [f.value for f in x.fields]
-    elif isinstance(x, VectorLit):
-        found = x.elems
-    else:
-        return []
+    if isinstance(x, StructLit):
+        return [f.value for f in x.fields]
+    if type(x) in _CHILD_LISTS:
+        return list(getattr(x, _CHILD_LISTS[type(x)]))
+    found = (getattr(x, name) for name in _CHILD_FIELDS.get(type(x), ()))
     return [c for c in found if c is not None]
 
 
