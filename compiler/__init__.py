@@ -26,7 +26,7 @@ Public API for tools (the language server, the TUI, scripts):
 
 Spans carry byte offsets [start, end) and 1-based line / character columns.
 `compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
-rules) that the checker, and later codegen, hover and completion, read.
+rules) that the checker, codegen, hover and completion read.
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ Departures from the reference output, where it does not work:
   that long (else a panic naming the parameter) — the kernel would read or
   write past it.
 
-`prologue()` (the order of those locals, checks and allocations) is shared
-with the C++ generator."""
+The order of those locals, checks and allocations is `plan.py`'s, shared by
+every generator."""
 from __future__ import annotations
 
 import re
