@@ -13,7 +13,6 @@ from .source import Span
 
 ERROR = "error"
 WARNING = "warning"
-HINT = "hint"
 
 
 @dataclass(frozen=True)

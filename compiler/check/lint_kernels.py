@@ -380,19 +380,9 @@ def _let_fix(checker, func: A.Func, s: Store, type_name: str) -> Suggestion | No
 def local_names(func: A.Func) -> set[str]:
     """Parameter and `let` names of a function, at any depth."""
     names = {p.name for p in func.params}
-    stack = list(func.body.stmts)
-    while stack:
-        s = stack.pop()
+    for s in A.statements(func.body.stmts):
         if isinstance(s, A.Let):
             names.add(s.name)
-        elif isinstance(s, A.If):
-            stack.extend(s.then.stmts)
-            if s.orelse is not None:
-                stack.extend(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse])
-        elif isinstance(s, (A.While, A.ForEach)):
-            stack.extend(s.body.stmts)
-            if isinstance(s, A.ForEach):
-                names.add(s.var)
-        elif isinstance(s, A.Unroll):
-            stack.append(s.loop)
+        elif isinstance(s, A.ForEach):
+            names.add(s.var)
     return names

@@ -100,17 +100,6 @@ def _written(func: A.Func):
             yield p.type.span, p.type.name
     if isinstance(func.ret, A.NamedType) and func.ret.name in VECTORS:
         yield func.ret.span, func.ret.name
-    stack = list(func.body.stmts)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, A.Let):
-            if isinstance(s.type, A.NamedType) and s.type.name in VECTORS:
-                yield s.type.span, s.type.name
-        elif isinstance(s, A.If):
-            stack.extend(s.then.stmts)
-            if s.orelse is not None:
-                stack.extend(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse])
-        elif isinstance(s, (A.While, A.ForEach)):
-            stack.extend(s.body.stmts)
-        elif isinstance(s, A.Unroll):
-            stack.append(s.loop)
+    for s in A.statements(func.body.stmts):
+        if isinstance(s, A.Let) and isinstance(s.type, A.NamedType) and s.type.name in VECTORS:
+            yield s.type.span, s.type.name

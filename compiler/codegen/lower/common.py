@@ -79,11 +79,6 @@ def cannot_lower(em, why: str) -> NoReturn:
                        call.span if call is not None else None, user=True)
 
 
-def args_at(em, call, types: list[T.Type | None]) -> list[ir.Value]:
-    """Emit the call's arguments, literals materialised at `types`."""
-    return [em.expr(a, t) for a, t in zip(call.args, types)]
-
-
 def elem_of(t: T.Type) -> T.Scalar:
     return t.elem if isinstance(t, T.Vector) else t
 
