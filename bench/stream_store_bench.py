@@ -36,9 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 from compiler.bench.inputs import place  # noqa: E402
 from compiler.codegen import LLVM_LOCK  # noqa: E402
-from compiler.codegen.lower import LOWER, memaccess  # noqa: E402
+from compiler.codegen.lower import LOWERINGS, memaccess  # noqa: E402
 from compiler.codegen.target import init, new_target_machine  # noqa: E402
 from compiler.build import compile_source  # noqa: E402
+from compiler.intrinsics import TABLE  # noqa: E402
 from compiler.options import Options  # noqa: E402
 
 TARGETS = {"aligned_vs_old": 1.02, "misaligned_vs_store": 1.15}
@@ -64,12 +65,13 @@ def _old_stream_store(em, call, want):
 
 @contextmanager
 def old_lowering():
-    saved = LOWER["stream_store"]
-    LOWER["stream_store"] = _old_stream_store
+    entry = TABLE["stream_store"]
+    saved = LOWERINGS[entry]
+    LOWERINGS[entry] = _old_stream_store
     try:
         yield
     finally:
-        LOWER["stream_store"] = saved
+        LOWERINGS[entry] = saved
 
 
 class Jitted:

@@ -7,7 +7,9 @@ import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from . import intrinsics
 from .check.checker import Checker
+from .check.decisions import Callee, Decisions
 from .desugar import desugar
 from .diagnostics import Diagnostic, DiagnosticSink
 from .gc_pause import gc_paused
@@ -31,6 +33,7 @@ class Analysis:
     symbols: SymbolTable
     diagnostics: list[Diagnostic]
     expr_types: list = field(default_factory=list)
+    decisions: Decisions = field(default_factory=Decisions)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -55,6 +58,33 @@ class Analysis:
             sym = self.symbols.at(offset)
             return sym.type if sym is not None else None
         return best[1]
+
+    # ---- the checker's decisions (check/decisions.py): read them, never re-decide ----
+    def callee_of(self, call: A.Call) -> Callee | None:
+        """What a call calls: an `Intrinsic` or a user function's `Symbol`
+        (None when the name is undefined or the call was not checked)."""
+        return self.decisions.callee_of(call)
+
+    def inferred_type(self, call: A.Call):
+        """The type a context-typed call (`splat`, `load`, `load_masked`) was
+        given, from its context or the 4-lane default (LANGUAGE.md §5.6); None
+        for any other call."""
+        return self.decisions.inferred_type(call)
+
+    def context_calls(self) -> list[A.Call]:
+        """Every checked context-typed call, in source order."""
+        return self.decisions.context_calls()
+
+    def intrinsic_called_at(self, offset: int) -> intrinsics.Intrinsic | None:
+        """The intrinsic called by the call whose name covers `offset` (a cursor
+        just after the name counts), or None."""
+        return self.decisions.intrinsic_named_at(offset)
+
+    @staticmethod
+    def intrinsic_wins(name: str) -> bool:
+        """A call to `name` would call an intrinsic even where the file declares
+        a function named `name` (INTRINSICS.md §0.1: only `abs` is shadowable)."""
+        return intrinsics.resolve_call(name, user_defined=True) is not None
 
     def symbol_at(self, offset: int) -> Symbol | None:
         return self.symbols.at(offset)
@@ -82,6 +112,7 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
     empty = A.Program([], Span(0, 0, 1, 1, 1, 1))
     program = desugared = empty
     expr_types: list = []
+    decisions = Decisions()
     try:
         tokens = lex(source, sink, trivia=True)
         program = parse(tokens, sink)
@@ -89,6 +120,7 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
         checker = Checker(source, options, sink, symbols)
         checker.run(desugared)
         expr_types = checker.expr_types
+        decisions = checker.decisions
     except RecursionError:
         sink.error("parse", "too-complex", "the program is nested too deeply to analyse", None)
     except Exception:  # a compiler bug must not take down an editor session
@@ -101,7 +133,8 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
     if sink.dropped:
         diagnostics.append(Diagnostic("error", "lex" if not tokens else "parse", "too-many-errors",
                                       f"{sink.dropped} more errors not shown", None))
-    return Analysis(path, source, options, tokens, program, desugared, symbols, diagnostics, expr_types)
+    return Analysis(path, source, options, tokens, program, desugared, symbols, diagnostics, expr_types,
+                    decisions)
 
 
 def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnostic]:
@@ -120,7 +153,7 @@ def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnost
         return items
     out = []
     for d in items:
-        if d.kind in ("type", "codegen") and d.span is not None and \
+        if d.kind in ("type", "target") and d.span is not None and \
                 any(lo <= d.span.start <= hi for lo, hi in regions):
             continue
         out.append(d)

@@ -1,7 +1,7 @@
 """The diagnostic model shared by the compiler, the CLI and the language server.
 
-A diagnostic has a severity, a kind (the pipeline phase: lex, parse, type,
-codegen), a stable code, a message, a primary span, secondary labels, notes
+A diagnostic has a severity, a kind (what found it: lex, parse, type, target
+for the checker's target rules, codegen), a stable code, a message, a primary span, secondary labels, notes
 and machine-applicable suggestions (span + replacement) that tools offer as
 quick fixes.
 """
@@ -13,7 +13,6 @@ from .source import Span
 
 ERROR = "error"
 WARNING = "warning"
-HINT = "hint"
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ def explore(text: str | bytes, path: str, options: Options) -> Stages:
 
 def _why_not(analysis: Analysis) -> str:
     errors = analysis.errors
-    codegen = [d for d in errors if d.kind == "codegen"]
+    codegen = [d for d in errors if d.kind in ("codegen", "target")]
     if codegen:
         return f"code generation failed: {codegen[0].message}"
     if errors:

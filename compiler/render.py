@@ -57,11 +57,17 @@ def snippet(source: SourceFile, span: Span) -> list[str]:
     return ["    " + left + text + right, "    " + " " * len(left) + _pad(text[:start]) + "^" * carets]
 
 
+# TOOLCHAIN.md §8 prints what the checker's target rules find (kind "target")
+# under the kind `codegen`, with the layout of §9.1 for codegen errors.
+_PRINTED_KIND = {"target": "codegen"}
+
+
 def render(d: Diagnostic, source: SourceFile | None, path: str) -> str:
-    head = f"{d.severity}[{d.kind}]: {d.message}"
+    kind = _PRINTED_KIND.get(d.kind, d.kind)
+    head = f"{d.severity}[{kind}]: {d.message}"
     if d.span is None:
         lines = [head]
-    elif d.kind == "codegen":
+    elif kind == "codegen":
         # §9.1: target errors print only their message; the position follows
         # on its own line so tools grepping `error[codegen]: ...` still match.
         lines = [head, f"  --> {path}:{d.span.line}:{d.span.col}"]

@@ -50,9 +50,6 @@ class Span:
         """An empty span at the start of self (where text is inserted)."""
         return Span(self.start, self.start, self.line, self.col, self.line, self.col)
 
-    def contains(self, offset: int) -> bool:
-        return self.start <= offset < self.end or (self.start == self.end == offset)
-
     def as_tuple(self) -> tuple[int, int, int, int, int, int]:
         return (self.start, self.end, self.line, self.col, self.end_line, self.end_col)
 

@@ -20,7 +20,6 @@ from .analysis import Analysis, analyze
 from .bench import (BenchError, Cancelled, Progress, Result, RunReport, Suite, append_history, find_suite,
                     load_suite, read_history, run_suite, size_label)
 from .bench.table import fmt_time
-from .check.calls import CTX_CALLS
 from .diagnostics import Diagnostic
 from .explore import Stages, explore
 from .gc_pause import gc_paused
@@ -77,7 +76,7 @@ __all__ = [
     # positions
     "PositionEncoding", "SourceFile", "Span", "unit_width",
     # trees, names, types
-    "Analysis", "CTX_CALLS", "Diagnostic", "Pointer", "SCALARS", "Struct", "Symbol", "TABLE", "VECTORS",
+    "Analysis", "Diagnostic", "Pointer", "SCALARS", "Struct", "Symbol", "TABLE", "VECTORS",
     "analyze", "ast", "lookup", "resolve_call", "types",
     # compiled code: explorer, inspect report and its rendering, listing
     "AsmLine", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",

@@ -289,7 +289,7 @@ def test_bound_colliding_with_a_parameter():
 
 def test_f32x8_parameter_rejected_on_arm():
     src = "export func f(a: f32x8) -> f32 {\n    return reduce_add(a)\n}\n"
-    assert messages(src, ARM) == [("codegen", 1, "f32x8 requires AVX2; use f32x4 on ARM")]
+    assert messages(src, ARM) == [("target", 1, "f32x8 requires AVX2; use f32x4 on ARM")]
 
 
 @pytest.mark.parametrize("ty,msg", [
@@ -300,8 +300,8 @@ def test_f32x8_parameter_rejected_on_arm():
     ("u8x32", "u8x32 exceeds 128-bit NEON maximum; use a narrower vector on ARM"),
 ])
 def test_wide_vectors_rejected_on_arm(ty, msg):
-    assert messages(f"export func f(a: {ty}) {{\n}}\n", ARM) == [("codegen", 1, msg)]
-    assert messages(f"export func f() -> {ty} {{\n}}\n", ARM) == [("codegen", 1, msg)]
+    assert messages(f"export func f(a: {ty}) {{\n}}\n", ARM) == [("target", 1, msg)]
+    assert messages(f"export func f() -> {ty} {{\n}}\n", ARM) == [("target", 1, msg)]
 
 
 def test_wide_let_on_arm_reported_once():
@@ -310,8 +310,8 @@ def test_wide_let_on_arm_reported_once():
     src = "export func f(p: *i32) {\n    let v: i32x8 = splat(0)\n    let w: i32x8 = load(p, 0)\n}\n"
     a = analyze(src, "k.ea", ARM)
     assert [(d.kind, d.span.line, d.span.col, d.message) for d in a.diagnostics] == [
-        ("codegen", 2, 12, "i32x8 requires AVX2; use i32x4 on ARM"),
-        ("codegen", 3, 12, "i32x8 requires AVX2; use i32x4 on ARM"),
+        ("target", 2, 12, "i32x8 requires AVX2; use i32x4 on ARM"),
+        ("target", 3, 12, "i32x8 requires AVX2; use i32x4 on ARM"),
     ]
 
 
@@ -327,5 +327,5 @@ def test_f32x16_without_avx512_accepted_on_x86():
                                       ("u16x4", "u16x8"), ("i32x2", "i32x4")])
 def test_64_bit_neon_types_rejected_on_x86(ty, wider):
     expected = f"{ty} is a 64-bit NEON type; not available on x86 \u2014 use {wider} or wider"
-    assert messages(f"export func f(a: {ty}) {{\n}}\n", X86) == [("codegen", 1, expected)]
+    assert messages(f"export func f(a: {ty}) {{\n}}\n", X86) == [("target", 1, expected)]
     clean(f"export func f(a: {ty}) {{\n}}\n", ARM)

@@ -431,7 +431,7 @@ def test_scatter_error_keeps_the_call_span_for_tools():
                 "    scatter(p, idx, v)",
                 "}")
     d = only(src)
-    assert (d.kind, d.message) == ("codegen", "scatter requires AVX-512 for hardware support; compile with "
+    assert (d.kind, d.message) == ("target", "scatter requires AVX-512 for hardware support; compile with "
                                    "--avx512 or write a scalar loop explicitly")
     assert span_pos(d.span) == (2, 5, 2, 23)
 

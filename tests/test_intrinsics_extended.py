@@ -304,7 +304,7 @@ TARGET = [
 def test_target_rule(params, call, message, opts):
     _, a = check(params, call, None, opts)
     errors = [d for d in a.diagnostics if d.is_error]
-    assert ("codegen", message) in [(d.kind, d.message) for d in errors]
+    assert ("target", message) in [(d.kind, d.message) for d in errors]
     # A target rule fires only after the call type-checked.
     assert not [d.message for d in errors if d.kind == "type"]
 

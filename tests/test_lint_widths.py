@@ -54,7 +54,7 @@ def test_f32x16_without_avx512():
         "        let v: f32x16 = load(p, 0)",
         "               ^^^^^^")
     (d,) = wide(SRC, HASWELL)  # once per type and file, at its first use
-    assert (d.severity, d.kind, pos(d.span)) == ("warning", "codegen", (2, 12, 2, 18))
+    assert (d.severity, d.kind, pos(d.span)) == ("warning", "target", (2, 12, 2, 18))
 
 
 def test_flag_or_cpu_with_the_feature_silences_it():

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler import analyze, intrinsics, Options, render_all
-from compiler.ast_dump import ast_dump
+from compiler.ast_outline import ast_outline
 from compiler.diagnostics import DiagnosticSink
 from compiler.source import SourceFile
 from compiler.syntax.lexer import lex, token_dump
@@ -105,7 +105,7 @@ def check_front_end(data: bytes, path: str = "fuzz.ea", options: Options | None 
     source = SourceFile(path, data)
     tokens = lex(source, sink)
     token_dump(tokens)
-    ast_dump(parse(tokens, sink))
+    ast_outline(parse(tokens, sink))
     render_all(sink.items, source, path)
     return result
 

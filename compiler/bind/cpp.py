@@ -12,14 +12,13 @@ is shorter than the kernel's bound. Compiled below C++20 it stops with an
 returned as `std::vector<uint8_t>` (`std::vector<bool>` has no `data()`)."""
 from __future__ import annotations
 
+from ..outputs.c_types import C_SCALARS
 from .meta import Api, Arg, Export, Struct
-from .plan import cap_expr, prologue
+from .plan import cap_expr, prologue_lines
 
 LANGUAGE = "C++"
 
-_CTYPES = {"i8": "int8_t", "u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t", "i32": "int32_t",
-           "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "f32": "float", "f64": "double",
-           "bool": "bool"}
+_CTYPES = {**C_SCALARS, "bool": "bool"}  # C++ spells C's _Bool `bool`
 _KEYWORDS = frozenset((
     "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t "
     "char32_t class compl concept const consteval constexpr constinit const_cast continue co_await "
@@ -86,21 +85,22 @@ def _overload(e: Export, types: _Types) -> list[str]:
     lines = [f"/// @brief {e.name}({params})",
              f"/// @note C signature: {e.name}({_raw_params(e, types)}) -> {types.c(e.ret) if e.ret else 'void'}",
              f"{'[[nodiscard]] ' if ret != 'void' else ''}inline {ret} {ident(e.name)}({params}) {{"]
-    body = []
-    for step in prologue(e):
-        a = step.arg
-        if step.kind == "alloc":
-            body.append(f"{types.vector(a)} {ident(a.name)}({_size(cap_expr(a.cap, ident))});")
-            continue
-        src = ident(step.source.name)
-        if step.kind == "length":
-            body.append(f"const {types.c(a.type)} {ident(a.name)} = static_cast<{types.c(a.type)}>({src}.size());")
-            continue
-        body += [f"if (std::cmp_less({ident(a.name)}.size(), {src})) {{",
-                 f'    throw std::invalid_argument("{a.name}: expected at least " + std::to_string({src}) + '
-                 f'" elements ({step.source.name} = " + std::to_string({src}) + "), got " + '
-                 f'std::to_string({ident(a.name)}.size()));',
-                 "}"]
+    def length(a: Arg, src: Arg) -> list[str]:
+        c = types.c(a.type)
+        return [f"const {c} {ident(a.name)} = static_cast<{c}>({ident(src.name)}.size());"]
+
+    def alloc(a: Arg) -> list[str]:
+        return [f"{types.vector(a)} {ident(a.name)}({_size(cap_expr(a.cap, ident))});"]
+
+    def check(a: Arg, bound: Arg) -> list[str]:
+        n = ident(bound.name)
+        return [f"if (std::cmp_less({ident(a.name)}.size(), {n})) {{",
+                f'    throw std::invalid_argument("{a.name}: expected at least " + std::to_string({n}) + '
+                f'" elements ({bound.name} = " + std::to_string({n}) + "), got " + '
+                f'std::to_string({ident(a.name)}.size()));',
+                "}"]
+
+    body = prologue_lines(e, length, alloc, check)
     call_args = []
     for a in e.args:
         if a.auto_out and a.pointee == "bool":

@@ -2,7 +2,8 @@
 where each name exists before a `cap` expression uses it: collapsed lengths,
 allocated outputs, then the length checks that are provable (metadata
 `min_lengths`: arrays a kernel indexes by its loop variable up to its bound).
-Shared by the Python, Rust and C++ generators.
+Shared by the Python, PyTorch, Rust and C++ generators, with the cap
+expressions' names and the source constants they use.
 
 No other length is checked: beside its indexed arrays a kernel may take a
 table or a `k * k` matrix of any length (the reference's loader accepts
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .meta import Arg, BindError, Export
+from .meta import Api, Arg, BindError, Export
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
@@ -73,6 +74,46 @@ def prologue(export: Export) -> list[Step]:
     return order
 
 
+def prologue_lines(export: Export, length, alloc, check) -> list[str]:
+    """The prologue in a generator's words: `length(arg, source)` binds a
+    collapsed length read from `source`, `alloc(arg)` allocates an output,
+    `check(arg, bound)` checks a provable length; each returns its lines."""
+    lines: list[str] = []
+    for step in prologue(export):
+        if step.kind == "length":
+            lines += length(step.arg, step.source)
+        elif step.kind == "alloc":
+            lines += alloc(step.arg)
+        else:
+            lines += check(step.arg, step.source)
+    return lines
+
+
 def cap_expr(cap: str, rename) -> str:
     """The cap text with its identifiers spelled as the generator spells names."""
     return _IDENT.sub(lambda m: rename(m.group(0)), cap)
+
+
+def cap_constants(api: Api, source: str | None) -> dict[str, object]:
+    """Constants of the source that `cap` expressions use (not parameters),
+    by name; a name that is neither is a BindError."""
+    wanted = set()
+    for e in api.exports:
+        params = {a.name for a in e.args}
+        for a in e.outputs:
+            wanted |= cap_names(a.cap) - params
+    if not wanted:
+        return {}
+    consts: dict[str, object] = {}
+    if source is not None:
+        from ..analysis import analyze
+        try:
+            with open(source, "rb") as fh:
+                data = fh.read()
+        except OSError as err:
+            raise BindError(f"cannot read '{source}' for the constants a cap uses: {err.strerror}") from None
+        consts = {s.name: s.value for s in analyze(data, source).symbols.symbols if s.kind == "const"}
+    missing = sorted(wanted - set(consts))
+    if missing:
+        raise BindError(f"cap expression uses '{missing[0]}', which is neither a parameter nor a constant")
+    return {k: consts[k] for k in sorted(wanted)}

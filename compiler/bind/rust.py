@@ -11,14 +11,14 @@ Departures from the reference output, where it does not work:
   that long (else a panic naming the parameter) — the kernel would read or
   write past it.
 
-`prologue()` (the order of those locals, checks and allocations) is shared
-with the C++ generator."""
+The order of those locals, checks and allocations is `plan.py`'s, shared by
+every generator."""
 from __future__ import annotations
 
 import re
 
 from .meta import SCALARS, Api, Arg, Export, Struct
-from .plan import cap_expr, prologue
+from .plan import cap_expr, prologue_lines
 
 LANGUAGE = "Rust"
 
@@ -124,20 +124,20 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
     if ret:
         lines.append("#[must_use]")
     lines.append(f"pub fn {ident(e.name)}({params}){arrow} {{")
-    body = []
-    for step in prologue(e):
-        a = step.arg
-        if step.kind == "alloc":
-            fill, size = _fill(a.pointee, default, types.structs), _usize(cap_expr(a.cap, ident))
-            body.append(f"let mut {ident(a.name)}: Vec<{types.rust(a.pointee)}> = vec![{fill}; {size}];")
-            continue
-        src = ident(step.source.name)
-        if step.kind == "length":
-            body.append(f"let {ident(a.name)} = {src}.len() as {types.rust(a.type)};")
-            continue
+    def length(a: Arg, src: Arg) -> list[str]:
+        return [f"let {ident(a.name)} = {ident(src.name)}.len() as {types.rust(a.type)};"]
+
+    def alloc(a: Arg) -> list[str]:
+        fill, size = _fill(a.pointee, default, types.structs), _usize(cap_expr(a.cap, ident))
+        return [f"let mut {ident(a.name)}: Vec<{types.rust(a.pointee)}> = vec![{fill}; {size}];"]
+
+    def check(a: Arg, bound: Arg) -> list[str]:
         # `as i128` holds every length type and every usize: no wrap-around either way
-        body.append(f'assert!({ident(a.name)}.len() as i128 >= {src} as i128, "{a.name}: expected at least {{}} '
-                    f'elements ({step.source.name} = {{}}), got {{}}", {src}, {src}, {ident(a.name)}.len());')
+        n = ident(bound.name)
+        return [f'assert!({ident(a.name)}.len() as i128 >= {n} as i128, "{a.name}: expected at least {{}} '
+                f'elements ({bound.name} = {{}}), got {{}}", {n}, {n}, {ident(a.name)}.len());']
+
+    body = prologue_lines(e, length, alloc, check)
     call_args = []
     for a in e.args:
         name = ident(a.name)

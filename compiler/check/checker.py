@@ -17,6 +17,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import VECTORS, target_error
 from .consteval import ConstError, evaluate
+from .decisions import Decisions
 from .exprs import ExprChecker
 from .lints import run_lints
 from .scope import Binding, FuncInfo
@@ -42,7 +43,7 @@ class Checker(ExprChecker, StmtChecker):
         self.expr_types: list = []
         self.scope: dict[str, Binding] = {}
         self.undefined_funcs: set[str] = set()
-        self.ctx_defaults: set[int] = set()  # ids of context-typed calls that took their default type
+        self.decisions = Decisions()  # what each call means (read by codegen and the tools)
         self.unknown_types: set[str] = set()
         self.func_name = ""
         self.func_ret: T.Type = T.VOID
@@ -53,7 +54,9 @@ class Checker(ExprChecker, StmtChecker):
         return T.ERROR
 
     def target_error(self, message: str, span) -> None:
-        self.sink.error("codegen", "target", message, span)
+        """What the target cannot do (a vector type, an intrinsic): printed as
+        `error[codegen]`, the kind TOOLCHAIN.md §8 gives target checks."""
+        self.sink.error("target", "target", message, span)
 
     def poison(self, name: str) -> None:
         """Bind an undefined name to ERROR so its other uses stay quiet."""

@@ -8,7 +8,7 @@ from ..intrinsics.migrations import migration
 from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import LITERAL_SUFFIXES, VECTORS
-from .calls import CallCheck, is_ctx_call
+from .calls import CTX_CALLS, CallCheck
 from .operators import OperatorChecker
 from .suggest import conversion_hint, did_you_mean
 from .widths import strip
@@ -196,6 +196,7 @@ class ExprChecker(OperatorChecker):
         name = e.name
         intr = intrinsics.resolve_call(name, name in self.funcs)
         if intr is not None:
+            self.decisions.record_callee(e, intr)
             if name in self.funcs:
                 self.warn_intrinsic_wins(e)
             return self.intrinsic_call(intr, e, expected)
@@ -214,6 +215,7 @@ class ExprChecker(OperatorChecker):
             sugg = [Suggestion(e.name_span, guess, f"rename to '{guess}'")] if guess else []
             return self.type_error(msg, e.name_span, "undefined-function", suggestions=sugg)
         info = self.pick_variant(infos)
+        self.decisions.record_callee(e, info.symbol)
         self.symbols.reference(info.symbol, e.name_span)
         params = info.param_types
         types = [self.expr(a, params[i] if i < len(params) else None) for i, a in enumerate(e.args)]
@@ -242,14 +244,11 @@ class ExprChecker(OperatorChecker):
                    f"(it stays exported as '{e.name}' until you do)"])
 
     def intrinsic_call(self, intr, e: A.Call, expected) -> T.Type:
-        if is_ctx_call(e):  # a node typed again (with a type from context) is no longer defaulted
-            if isinstance(expected, T.Vector):
-                self.ctx_defaults.discard(id(e))
-            else:
-                self.ctx_defaults.add(id(e))
         c = CallCheck(self, intr, e, expected)
         result = intr.rule(c)
         c.finish()
+        if intr.name in CTX_CALLS:  # a node typed again (with a type from context) is no longer defaulted
+            self.decisions.record_context(e, result, not isinstance(expected, T.Vector))
         if result.is_error:
             return result
         if intr.target is not None:

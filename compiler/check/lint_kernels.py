@@ -25,8 +25,8 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import VECTORS, target_error
 from .affine import Affine, AffineEnv
-from .calls import CTX_CALLS
 from .consteval import ConstError, evaluate
+from .decisions import Decisions
 
 STORES = frozenset(("store", "stream_store", "store_masked"))
 _MAX_STEP = 4096  # wider steps are not worth tracking element by element
@@ -52,7 +52,7 @@ def lint_coverage(func: A.Func, checker) -> None:
     body = [s for s in main.body.stmts if not getattr(s, "synthetic", False)]
     invariants = {p.name for p in func.params}
     env = AffineEnv(k.var, invariants, checker.const_values, checker.source.text_of)
-    walker = _Walker(checker.const_values, checker.funcs)
+    walker = _Walker(checker.const_values, checker.decisions)
     walker.block(body, env)
     by_ptr: dict[str, list[Store]] = {}
     for s in walker.stores:
@@ -81,9 +81,9 @@ def _main_loop(func: A.Func) -> A.While | None:
 class _Walker:
     """Collects the body's stores and the pointers whose writes it cannot follow."""
 
-    def __init__(self, consts: dict, user_funcs):
+    def __init__(self, consts: dict, decisions: Decisions):
         self.consts = consts
-        self.user_funcs = user_funcs
+        self.decisions = decisions
         self.stores: list[Store] = []
         self.escaped: set[str] = set()
 
@@ -153,10 +153,12 @@ class _Walker:
             x = stack.pop()
             if isinstance(x, A.Call):
                 args = x.args
-                if x.name in STORES and args and _mut_ptr_name(args[0]):
+                intr = self.decisions.intrinsic_of(x)
+                name = intr.name if intr is not None else ""  # a user function's call: pointers escape
+                if name in STORES and args and _mut_ptr_name(args[0]):
                     self.store_call(x, env)
                     stack.extend(args[1:])
-                elif (x.name.startswith("load") or x.name in ("gather", "prefetch")) and args:
+                elif (name.startswith("load") or name in ("gather", "prefetch")) and args:
                     if not isinstance(args[0], A.Name):
                         stack.append(args[0])
                     stack.extend(args[1:])
@@ -192,7 +194,7 @@ class _Walker:
         t = value.ty
         origin = None
         if isinstance(t, T.Vector):
-            origin = width_origin(value, self.user_funcs) if t.lanes == 4 else None
+            origin = width_origin(value, self.decisions) if t.lanes == 4 else None
             inferred = f", inferred: `{origin.name}` defaults to 4 lanes here" if origin is not None else ""
             lanes, what = t.lanes, f"{t.lanes} lanes ({t}{inferred})"
         elif isinstance(t, T.Scalar) and call.name == "stream_store":
@@ -220,30 +222,30 @@ def _mut_ptr_name(e) -> bool:
 
 # ---- where a width comes from ----
 
-def width_origin(e: A.Expr, user_funcs=frozenset()) -> A.Call | None:
+def width_origin(e: A.Expr, decisions: Decisions) -> A.Call | None:
     """The context-typed call whose default width `e` has, or None when an
     explicitly typed operand fixes it (a `let` type, `load_f32x8`, ...)."""
     while isinstance(e, A.Paren):
         e = e.inner
     if isinstance(e, A.Call):
-        if e.name in CTX_CALLS:
+        if decisions.inferred_type(e) is not None:
             return e
-        if intrinsics.lookup(e.name) is None or e.name in user_funcs:
+        if decisions.intrinsic_of(e) is None:
             return None
         vectors = [a for a in e.args if isinstance(a.ty, T.Vector)]
         if not vectors or not isinstance(e.ty, T.Vector) or any(a.ty.lanes != e.ty.lanes for a in vectors):
             return None
-        origins = [width_origin(a, user_funcs) for a in vectors]
+        origins = [width_origin(a, decisions) for a in vectors]
         return origins[0] if all(origins) else None
     if isinstance(e, A.Unary):
-        return width_origin(e.operand, user_funcs)
+        return width_origin(e.operand, decisions)
     if isinstance(e, A.Binary):
-        left, right = width_origin(e.left, user_funcs), width_origin(e.right, user_funcs)
+        left, right = width_origin(e.left, decisions), width_origin(e.right, decisions)
         return left if left is not None and right is not None else None
     return None
 
 
-def _leaves(e: A.Expr) -> list[A.Expr] | None:
+def _leaves(e: A.Expr, decisions: Decisions) -> list[A.Expr] | None:
     """Leaves of a tree of operators over context-typed calls, leftmost
     first; None when anything else is in it. Such a tree takes its width
     from an expected type or from its leftmost leaf (§5.6)."""
@@ -257,7 +259,7 @@ def _leaves(e: A.Expr) -> list[A.Expr] | None:
             stack.append(x.operand)
         elif isinstance(x, A.Binary):
             stack.extend((x.right, x.left))
-        elif isinstance(x, A.Call) and x.name in CTX_CALLS:
+        elif isinstance(x, A.Call) and decisions.inferred_type(x) is not None:
             out.append(x)
         else:
             return None
@@ -341,7 +343,7 @@ def _fixes(checker, func: A.Func, s: Store, width: int) -> list[Suggestion]:
     value = s.value
     if value is None or not _inferred_store(s):
         return []
-    leaves = _leaves(value)
+    leaves = _leaves(value, checker.decisions)
     elem = value.ty.elem
     name = f"{elem}x{width}"
     if not leaves or name not in VECTORS or \
@@ -378,19 +380,9 @@ def _let_fix(checker, func: A.Func, s: Store, type_name: str) -> Suggestion | No
 def local_names(func: A.Func) -> set[str]:
     """Parameter and `let` names of a function, at any depth."""
     names = {p.name for p in func.params}
-    stack = list(func.body.stmts)
-    while stack:
-        s = stack.pop()
+    for s in A.statements(func.body.stmts):
         if isinstance(s, A.Let):
             names.add(s.name)
-        elif isinstance(s, A.If):
-            stack.extend(s.then.stmts)
-            if s.orelse is not None:
-                stack.extend(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse])
-        elif isinstance(s, (A.While, A.ForEach)):
-            stack.extend(s.body.stmts)
-            if isinstance(s, A.ForEach):
-                names.add(s.var)
-        elif isinstance(s, A.Unroll):
-            stack.append(s.loop)
+        elif isinstance(s, A.ForEach):
+            names.add(s.var)
     return names

@@ -17,58 +17,14 @@ from .consteval import ConstError, evaluate
 
 
 def calls_by_name(program: A.Program) -> dict[str, list[A.Call]]:
-    """Every call in the program's function bodies, by callee name."""
+    """Every call in the program's function bodies, by name (which of them
+    call a user function is the checker's decision: `decisions.function_of`)."""
     found: dict[str, list[A.Call]] = {}
-    stack: list = []
-    for item in program.items:
-        if isinstance(item, A.Func):
-            stack.extend(item.body.stmts)
-    while stack:
-        x = stack.pop()
+    bodies = [s for item in program.items if isinstance(item, A.Func) for s in item.body.stmts]
+    for x in A.walk(bodies):
         if isinstance(x, A.Call):
             found.setdefault(x.name, []).append(x)
-            stack.extend(x.args)
-        elif isinstance(x, A.Block):
-            stack.extend(x.stmts)
-        elif isinstance(x, (A.Let, A.Assign, A.Return, A.ExprStmt, A.If, A.While, A.ForEach, A.Unroll,
-                            A.Binary, A.Unary, A.Paren, A.Index, A.Field, A.StructLit, A.VectorLit,
-                            A.FieldInit)):
-            stack.extend(v for v in _children(x) if v is not None)
     return found
-
-
-def _children(x) -> list:
-    if isinstance(x, A.Let):
-        return [x.value]
-    if isinstance(x, A.Assign):
-        return [x.target, x.value]
-    if isinstance(x, A.Return):
-        return [x.value]
-    if isinstance(x, A.ExprStmt):
-        return [x.expr]
-    if isinstance(x, A.If):
-        return [x.cond, x.then, x.orelse]
-    if isinstance(x, A.While):
-        return [x.cond, x.body]
-    if isinstance(x, A.ForEach):
-        return [x.start, x.end, x.body]
-    if isinstance(x, A.Unroll):
-        return [x.loop]
-    if isinstance(x, A.Binary):
-        return [x.left, x.right]
-    if isinstance(x, A.Unary):
-        return [x.operand]
-    if isinstance(x, A.Paren):
-        return [x.inner]
-    if isinstance(x, A.Index):
-        return [x.base, x.index]
-    if isinstance(x, A.Field):
-        return [x.base]
-    if isinstance(x, A.StructLit):
-        return list(x.fields)
-    if isinstance(x, A.FieldInit):
-        return [x.value]
-    return list(x.elems)  # VectorLit
 
 
 def multiple_of(e: A.Expr, step: int, consts: dict) -> bool:

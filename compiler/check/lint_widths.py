@@ -86,7 +86,7 @@ def lint_widths(program: A.Program, checker) -> None:
             fix = f"compile for a CPU with {need[1]} (e.g. --target=haswell)"
         alternative = f" or use {half}" if half in VECTORS else ""
         checker.sink.warning(
-            "codegen", "vector-too-wide",
+            "target", "vector-too-wide",
             f"{name} is {info.bits} bits wide, but {_cpu_label(options)} has no {need[1]}: LLVM splits "
             f"every {name} operation into narrower ones. To use {info.bits}-bit registers, {fix}"
             f"{alternative}", span)
@@ -100,17 +100,6 @@ def _written(func: A.Func):
             yield p.type.span, p.type.name
     if isinstance(func.ret, A.NamedType) and func.ret.name in VECTORS:
         yield func.ret.span, func.ret.name
-    stack = list(func.body.stmts)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, A.Let):
-            if isinstance(s.type, A.NamedType) and s.type.name in VECTORS:
-                yield s.type.span, s.type.name
-        elif isinstance(s, A.If):
-            stack.extend(s.then.stmts)
-            if s.orelse is not None:
-                stack.extend(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse])
-        elif isinstance(s, (A.While, A.ForEach)):
-            stack.extend(s.body.stmts)
-        elif isinstance(s, A.Unroll):
-            stack.append(s.loop)
+    for s in A.statements(func.body.stmts):
+        if isinstance(s, A.Let) and isinstance(s.type, A.NamedType) and s.type.name in VECTORS:
+            yield s.type.span, s.type.name

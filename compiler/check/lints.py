@@ -23,6 +23,7 @@ def run_lints(checker, program: A.Program) -> None:
         if needs_callers(func):
             if calls is None:
                 calls = calls_by_name(program)
-            lint_tail(func, calls.get(func.name, []), checker)
+            callers = [c for c in calls.get(func.name, []) if checker.decisions.function_of(c) is not None]
+            lint_tail(func, callers, checker)
         checker.options = checker.base_options
     lint_widths(program, checker)

@@ -7,7 +7,6 @@ from ..typesys import model as T
 from .suggest import conversion
 from .widths import blame, origin, splat_element
 
-ARITH = frozenset("+ - * / %".split())
 COMPARE = frozenset("== != < > <= >=".split())
 BITWISE = frozenset("& | ^ << >>".split())
 LOGICAL = frozenset(("&&", "||"))

@@ -33,10 +33,10 @@ def origin(checker, e: A.Expr) -> A.Call | None:
         elif isinstance(e, A.Binary) and e.op.startswith(".") and not isinstance(e.ty, T.Mask):
             e = e.left
         elif isinstance(e, A.Call):
-            if id(e) in checker.ctx_defaults:
+            if checker.decisions.defaulted(e):
                 return e
             if not (e.args and e.args[0].ty is e.ty and isinstance(e.ty, T.Vector)
-                    and intrinsics.resolve_call(e.name, e.name in checker.funcs) is not None):
+                    and checker.decisions.intrinsic_of(e) is not None):
                 return None
             e = e.args[0]
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..ast_dump import ast_dump
+from ..ast_outline import ast_outline
 from ..diagnostics import DiagnosticSink
 from ..options import Options
 from ..render import render_all
@@ -128,6 +128,6 @@ def _emit_front(path: str, data: bytes, tokens_only: bool) -> int:
     if tokens_only:
         sys.stdout.write(token_dump(tokens))
     else:
-        sys.stdout.write(ast_dump(parse(tokens, sink)))
+        sys.stdout.write(ast_outline(parse(tokens, sink)))
     sys.stderr.write(render_all(sink.items, source, path))
     return 1 if sink.has_errors else 0

@@ -68,7 +68,8 @@ def generate(analysis: Analysis) -> CompiledModule:
     with LLVM_LOCK:
         tm = target_machine(options)
         data_layout = str(tm.target_data)
-    emitter = ModuleEmitter(analysis.path, options, analysis.symbols, triple(options), data_layout)
+    emitter = ModuleEmitter(analysis.path, options, analysis.symbols, analysis.decisions, triple(options),
+                            data_layout)
     module = emitter.emit(analysis.desugared)
     try:
         return CompiledModule(_source_filename(analysis.path) + str(module), options)

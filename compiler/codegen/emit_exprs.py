@@ -1,14 +1,15 @@
-"""Expression lowering. Types come from the checker (`e.ty`); literals are
+"""Expression lowering. Types come from the checker (`e.ty`), and so does what
+each call calls (its recorded decisions, check/decisions.py); literals are
 materialised with the width of their context (LANGUAGE.md §5.5)."""
 from __future__ import annotations
 
 from llvmlite import ir
 
-from ..intrinsics import TABLE, resolve_call
+from ..intrinsics import Intrinsic
 from ..syntax import ast as A
 from ..typesys import model as T
 from .literals import materialised
-from .lower import LOWER
+from .lower import lowering
 from .names import local_name
 
 _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
@@ -220,15 +221,14 @@ class ExprEmitter:
 
     # ---- calls ----
     def _call(self, e: A.Call, want):
-        if resolve_call(e.name, e.name in self.module_emitter.functions) is not None:
-            # The load_<T>x<N> family is the only intrinsic not in the table by name.
-            lower = LOWER[e.name] if e.name in TABLE else LOWER["load"]
+        callee = self.module_emitter.decisions.callee_of(e)
+        if isinstance(callee, Intrinsic):
             self.calls.append(e)
             try:
-                return lower(self, e, want)
+                return lowering(callee)(self, e, want)
             finally:
                 self.calls.pop()
-        fn, param_types, ret = self.module_emitter.functions[e.name]
+        fn, param_types, ret = self.module_emitter.functions[callee.name]
         args = [self.expr(a, t) for a, t in zip(e.args, param_types)]
         return self.builder.call(fn, args)
 

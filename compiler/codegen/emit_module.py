@@ -25,11 +25,13 @@ RUNTIME_SYMBOLS = frozenset({"printf"})
 
 
 class ModuleEmitter:
-    def __init__(self, path: str, options: Options, symbols: SymbolTable, triple: str, data_layout: str):
+    def __init__(self, path: str, options: Options, symbols: SymbolTable, decisions, triple: str,
+                 data_layout: str):
         self.module = ir.Module(name="ea_module", context=ir.Context())
         self.module.triple = triple
         self.module.data_layout = data_layout
         self.options = options
+        self.decisions = decisions  # the checker's: what each call calls
         self.types = TypeMap(self.module)
         self.debug = DebugInfo(self.module, path)
         self.functions: dict[str, tuple[ir.Function, list[T.Type], T.Type]] = {}

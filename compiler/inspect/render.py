@@ -75,15 +75,6 @@ def render_text(report: InspectReport) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def render_lines(fr: FunctionReport, source_lines: list[str]) -> str:
-    """Per source line: what it compiled to (for `--json` readers and tests)."""
-    out = []
-    for ln, rep in fr.lines.items():
-        text = source_lines[ln - 1].strip() if 0 < ln <= len(source_lines) else ""
-        out.append(f"  line {ln}: {rep.summary}    | {text}")
-    return "\n".join(out)
-
-
 def annotate(asm: str, source_lines: list[str], comment: str = "#") -> str:
     """The assembly with each source line shown (once per run) where its
     instructions start."""

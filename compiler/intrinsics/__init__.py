@@ -3,7 +3,9 @@
 `lookup(name)` finds an intrinsic (including the `load_<T>x<N>` family);
 `TABLE` maps names to declarations; `names()` lists them for completion and
 "did you mean". Each family file declares its members with their type rule,
-target rule, signatures and doc; codegen lowerings sit beside them.
+target rule, signatures and doc. Codegen's lowerings (compiler/codegen/lower/)
+are keyed by these entries: `entry(intr)` is the one a resolved intrinsic
+belongs to.
 """
 from __future__ import annotations
 
@@ -32,6 +34,16 @@ def lookup(name: str) -> Intrinsic | None:
     return _WIDTH_CACHE[name]
 
 
+def entry(intr: Intrinsic) -> Intrinsic:
+    """The TABLE entry declaring `intr`: itself, or `load` for a member of the
+    `load_<T>x<N>` family (the width is in the call's type)."""
+    if TABLE.get(intr.name) is intr:
+        return intr
+    if _WIDTH_CACHE.get(intr.name) is intr:
+        return TABLE["load"]
+    raise KeyError(f"{intr.name} is not an intrinsic of the table")
+
+
 def names() -> list[str]:
     return list(TABLE)
 
@@ -39,7 +51,8 @@ def names() -> list[str]:
 # A user function may take an intrinsic's name (it is compiled and exported
 # under it), but a call by that name still resolves to the intrinsic; only
 # these names are shadowed by a user function (INTRINSICS.md §0.1, LANGUAGE.md
-# §3.1). Checker, codegen and the language server all ask `resolve_call`.
+# §3.1). The checker asks `resolve_call` once per call and records the answer
+# (check/decisions.py); codegen and the tools read that record.
 SHADOWABLE = frozenset(("abs",))
 
 
@@ -51,4 +64,4 @@ def resolve_call(name: str, user_defined: bool) -> Intrinsic | None:
     return lookup(name)
 
 
-__all__ = ["Intrinsic", "TABLE", "SHADOWABLE", "lookup", "names", "resolve_call"]
+__all__ = ["Intrinsic", "TABLE", "SHADOWABLE", "entry", "lookup", "names", "resolve_call"]

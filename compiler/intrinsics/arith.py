@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..typesys import model as T
-from .table import Intrinsic
+from .table import Intrinsic, peer_operands
 
 FAMILY = "arithmetic"
 
@@ -25,11 +25,8 @@ def _splat(c) -> T.Type:
 
 
 def _fma(c) -> T.Type:
-    if c.nargs != 3:
-        c.args()
-        return c.fail("fma expects 3 arguments", code="intrinsic-arity")
-    ts = c.peer_args()
-    if any(t.is_error for t in ts):
+    ts = peer_operands(c, "fma", 3)
+    if ts is None:
         return T.ERROR
     vectors = [t for t in ts if isinstance(t, T.Vector)]
     if vectors:
@@ -50,37 +47,36 @@ def _fma(c) -> T.Type:
                   code="intrinsic-args")
 
 
-def _float_unary(name: str, since_vector_ok: bool = True):
+def _floating(t: T.Type) -> bool:
+    return t is T.FLOAT_LIT or t in (T.F32, T.F64) or T.is_float_vector(t)
+
+
+def _unary(name: str, accepts, wanted: str):
+    """One argument of a type `accepts`, which is also the result type."""
     def rule(c) -> T.Type:
         t = c.only_arg()
         if t.is_error:
             return T.ERROR
-        if t is T.FLOAT_LIT or t in (T.F32, T.F64) or T.is_float_vector(t):
+        if accepts(t):
             return t
-        return c.fail(f"{name} expects float or float vector argument, got {t}", c.arg_span(0))
+        return c.fail(f"{name} expects {wanted}, got {t}", c.arg_span(0))
     return rule
 
 
-def _abs(c) -> T.Type:
-    t = c.only_arg()
-    if t.is_error:
-        return T.ERROR
-    if t is T.FLOAT_LIT or t in (T.F32, T.F64) or T.is_float_vector(t):
-        return t
-    if isinstance(t, T.Vector) and t.elem in (T.I8, T.I16, T.I32):
-        return t
-    return c.fail(f"abs expects a float scalar, a float vector or an i8/i16/i32 vector, got {t}",
-                  c.arg_span(0))
+def _float_unary(name: str):
+    return _unary(name, _floating, "float or float vector argument")
+
+
+_abs = _unary("abs", lambda t: _floating(t) or (isinstance(t, T.Vector) and t.elem in (T.I8, T.I16, T.I32)),
+              "a float scalar, a float vector or an i8/i16/i32 vector")
 
 
 def _minmax(name: str):
     def rule(c) -> T.Type:
-        if c.nargs != 2:
-            c.args()
-            return c.fail(f"{name} expects 2 arguments", code="intrinsic-arity")
-        a, b = c.peer_args()
-        if a.is_error or b.is_error:
+        ts = peer_operands(c, name, 2)
+        if ts is None:
             return T.ERROR
+        a, b = ts
         if isinstance(a, T.Vector) or isinstance(b, T.Vector):
             if a is b and a.elem.is_float:
                 return a

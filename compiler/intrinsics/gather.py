@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .memory import check_writable, pointee_scalar
-from .table import Intrinsic
+from .table import Intrinsic, check_arity
 
 FAMILY = "gather/scatter"
 
@@ -18,9 +18,8 @@ def _indices(c, i: int, name: str) -> T.Type:
 
 
 def _gather(c) -> T.Type:
-    if c.nargs != 2:
-        c.args()
-        return c.fail("gather expects 2 arguments (ptr, indices)", code="intrinsic-arity")
+    if not check_arity(c, "gather", 2, " (ptr, indices)"):
+        return T.ERROR
     elem = pointee_scalar(c, 0, "gather")
     idx = _indices(c, 1, "gather")
     if elem.is_error or idx.is_error:
@@ -29,9 +28,8 @@ def _gather(c) -> T.Type:
 
 
 def _scatter(c) -> T.Type:
-    if c.nargs != 3:
-        c.args()
-        return c.fail("scatter expects 3 arguments (ptr, indices, vector)", code="intrinsic-arity")
+    if not check_arity(c, "scatter", 3, " (ptr, indices, vector)"):
+        return T.ERROR
     p = c.arg(0)
     elem = pointee_scalar(c, 0, "scatter")
     idx = _indices(c, 1, "scatter")

@@ -36,7 +36,7 @@ def _bitcast(ty: str) -> Intrinsic:
     target = type_named(ty)
 
     def rule(c) -> T.Type:
-        if not check_arity(c, name, 1, f"({target.bits}-bit vector)"):
+        if not check_arity(c, name, 1, f": ({target.bits}-bit vector)"):
             return T.ERROR
         t = c.arg(0)
         if t.is_error:

@@ -4,7 +4,7 @@ bitcast and byte-shift members live in halves.py)."""
 from __future__ import annotations
 
 from ..typesys import model as T
-from .table import Intrinsic, declare_fixed, declare_fixed_imm, declare_typed, fixed, x86_only
+from .table import Intrinsic, check_arity, declare_fixed, declare_fixed_imm, declare_typed, fixed, x86_only
 
 FAMILY = "lanes"
 
@@ -38,9 +38,8 @@ def _shuffle(c) -> T.Type:
 
 
 def _select(c) -> T.Type:
-    if c.nargs != 3:
-        c.args()
-        return c.fail("select expects 3 arguments (mask, a, b)", code="intrinsic-arity")
+    if not check_arity(c, "select", 3, " (mask, a, b)"):
+        return T.ERROR
     m, a, b = c.peer_args(1)
     if m.is_error or a.is_error or b.is_error:
         return T.ERROR

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .memory import check_index, check_writable, pointee_scalar
-from .table import Intrinsic
+from .table import Intrinsic, check_arity
 
 FAMILY = "masked memory"
 
 
 def _load_masked(c) -> T.Type:
-    if c.nargs != 3:
-        c.args()
-        return c.fail("load_masked expects 3 arguments (ptr, index, count)", code="intrinsic-arity")
+    if not check_arity(c, "load_masked", 3, " (ptr, index, count)"):
+        return T.ERROR
     elem = pointee_scalar(c, 0, "load_masked")
     ok = check_index(c, 1, "load_masked")
     count = c.arg(2)
@@ -23,9 +22,8 @@ def _load_masked(c) -> T.Type:
 
 
 def _store_masked(c) -> T.Type:
-    if c.nargs != 4:
-        c.args()
-        return c.fail("store_masked expects 4 arguments (ptr, index, vector, count)", code="intrinsic-arity")
+    if not check_arity(c, "store_masked", 4, " (ptr, index, vector, count)"):
+        return T.ERROR
     p, _, v, count = c.args()
     if p.is_error or v.is_error or count.is_error or not check_index(c, 1, "store_masked"):
         return T.ERROR

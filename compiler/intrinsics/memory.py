@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ..typesys import model as T
-from .table import Intrinsic
+from .table import Intrinsic, check_arity
 
 FAMILY = "memory"
 _LOAD_WIDTH = re.compile(r"^load_(f32|f16|f64|i32|i16|i8|u8)x([0-9]+)$")
@@ -48,9 +48,8 @@ def check_index(c, i: int, name: str) -> bool:
 
 def _load_rule(lanes_fixed: int | None, name: str = "load"):
     def rule(c) -> T.Type:
-        if c.nargs != 2:
-            c.args()
-            return c.fail(f"{name} expects 2 arguments (ptr, index)", code="intrinsic-arity")
+        if not check_arity(c, name, 2, " (ptr, index)"):
+            return T.ERROR
         elem = pointee_scalar(c, 0, name)
         ok = check_index(c, 1, name)
         if elem.is_error or not ok:
@@ -66,9 +65,8 @@ def _load_rule(lanes_fixed: int | None, name: str = "load"):
 
 
 def _store(c) -> T.Type:
-    if c.nargs != 3:
-        c.args()
-        return c.fail("store expects 3 arguments (ptr, index, vector)", code="intrinsic-arity")
+    if not check_arity(c, "store", 3, " (ptr, index, vector)"):
+        return T.ERROR
     p, _, v = c.args()
     if p.is_error or v.is_error:
         return T.ERROR
@@ -80,9 +78,8 @@ def _store(c) -> T.Type:
 
 
 def _println(c) -> T.Type:
-    if c.nargs != 1:
-        c.args()
-        return c.fail("println expects 1 argument", code="intrinsic-arity")
+    if not check_arity(c, "println", 1):
+        return T.ERROR
     t = c.arg(0)
     if t.is_error or t is T.STRING or T.is_numeric(t):
         return T.VOID

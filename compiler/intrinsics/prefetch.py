@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .memory import check_index, check_writable
-from .table import Intrinsic
+from .table import Intrinsic, check_arity
 
 FAMILY = "prefetch"
 STREAM_FAMILY = "streaming stores and fences"
@@ -15,9 +15,8 @@ _STREAM_SCALARS = (T.I16, T.U16, T.I32, T.U32, T.I64, T.U64)
 
 def _prefetch(name: str):
     def rule(c) -> T.Type:
-        if c.nargs != 2:
-            c.args()
-            return c.fail(f"{name} expects 2 arguments: (ptr, offset)", code="intrinsic-arity")
+        if not check_arity(c, name, 2, ": (ptr, offset)"):
+            return T.ERROR
         p = c.arg(0)
         if p.is_error:
             return T.ERROR
@@ -29,9 +28,8 @@ def _prefetch(name: str):
 
 
 def _stream_store(c) -> T.Type:
-    if c.nargs != 3:
-        c.args()
-        return c.fail("stream_store expects 3 arguments (ptr, index, value)", code="intrinsic-arity")
+    if not check_arity(c, "stream_store", 3, " (ptr, index, value)"):
+        return T.ERROR
     p, _, v = c.args()
     if p.is_error or v.is_error or not check_index(c, 1, "stream_store"):
         return T.ERROR

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .migrations import migration
-from .table import Intrinsic, arm_only, declare_typed
+from .table import Intrinsic, arm_only, declare_typed, peer_operands
 
 FAMILY = "saturating arithmetic"
 
@@ -29,12 +29,10 @@ def _polymorphic(op: str, types: tuple[str, ...], target=None) -> Intrinsic:
     listing = ", ".join(types[:-1]) + " or " + types[-1]
 
     def rule(c) -> T.Type:
-        if c.nargs != 2:
-            c.args()
-            return c.fail(f"{op} expects 2 arguments", code="intrinsic-arity")
-        a, b = c.peer_args()
-        if a.is_error or b.is_error:
+        ts = peer_operands(c, op, 2)
+        if ts is None:
             return T.ERROR
+        a, b = ts
         if a is b and a in accepted:
             return a
         notes, fixes = c.blame_peers([0, 1])

@@ -34,10 +34,6 @@ class Intrinsic:
     advice: Optional[str] = None
 
     @property
-    def core(self) -> bool:
-        return self.since.startswith("CORE")
-
-    @property
     def extension(self) -> bool:
         """Not in the reference compiler (documented in the README's Extensions)."""
         return self.since.startswith("extension")
@@ -108,14 +104,25 @@ def declare_fixed(name: str, params: tuple[str, ...], sigs: list[tuple[tuple[str
                      target, deprecated)
 
 
-def check_arity(c, name: str, n: int, shown: str | None = None) -> bool:
-    """`<name> expects <n> arguments[: <shown>]` unless the call has n arguments."""
+def check_arity(c, name: str, n: int, shown: str = "") -> bool:
+    """`<name> expects <n> arguments<shown>` unless the call has n arguments
+    (`shown` with its punctuation: `": (ptr, offset)"`, `" (ptr, index)"`)."""
     if c.nargs == n:
         return True
     c.args()
     plural = "argument" if n == 1 else "arguments"
-    c.fail(f"{name} expects {n} {plural}" + (f": {shown}" if shown else ""), code="intrinsic-arity")
+    c.fail(f"{name} expects {n} {plural}{shown}", code="intrinsic-arity")
     return False
+
+
+def peer_operands(c, name: str, n: int) -> list[T.Type] | None:
+    """The `n` arguments of an intrinsic whose operands share one type
+    (`CallCheck.peer_args`), or None when the arity is wrong (reported) or an
+    operand is already in error (quiet)."""
+    if not check_arity(c, name, n):
+        return None
+    ts = c.peer_args()
+    return None if any(t.is_error for t in ts) else ts
 
 
 def typed_rule(name: str, ty: str, count: int, ret: str | None = None,
@@ -131,7 +138,7 @@ def typed_rule(name: str, ty: str, count: int, ret: str | None = None,
     listing = f"({', '.join(shown)})"
 
     def rule(c) -> T.Type:
-        if not check_arity(c, name, len(shown), listing):
+        if not check_arity(c, name, len(shown), f": {listing}"):
             return T.ERROR
         actual = [c.arg(i, want) for i in range(count)]
         if any(a.is_error for a in actual):
@@ -185,7 +192,7 @@ def declare_fixed_imm(name: str, params: tuple[str, ...], types: tuple[str, ...]
     listing = f"({', '.join(types)}, imm {imm[0]}..={imm[1]})"
 
     def rule(c) -> T.Type:
-        if not check_arity(c, name, len(types) + 1, listing):
+        if not check_arity(c, name, len(types) + 1, f": {listing}"):
             return T.ERROR
         actual = [c.arg(i) for i in range(len(types))]
         if any(a.is_error for a in actual):

@@ -10,8 +10,6 @@ read or written out of bounds) and no others: an array passed beside them
 Written to `.ea.json` as the extension field `"min_lengths"` of an export."""
 from __future__ import annotations
 
-from dataclasses import fields
-
 from ..intrinsics import lookup
 from ..syntax import ast as A
 
@@ -38,7 +36,7 @@ def _counting_loops(func: A.Func):
     params = {p.name for p in func.params}
     stmts = func.body.stmts
     for k, stmt in enumerate(stmts):
-        if _contains(stmt, A.Return):
+        if any(isinstance(x, A.Return) for x in A.walk([stmt])):
             return
         if (isinstance(stmt, A.ForEach) and _is_zero(stmt.start) and isinstance(stmt.end, A.Name)
                 and stmt.end.name in params):
@@ -62,7 +60,7 @@ def _desugared_for(init, loop: A.While, params: set[str]):
     if not (isinstance(step, A.Assign) and step.synthetic and isinstance(step.value, A.Binary)
             and isinstance(step.value.right, A.IntLit) and step.value.right.value == 1):
         return None
-    if any(_assigns(s, var) for s in body[:-1]):
+    if any(isinstance(x, A.Assign) and _is(x.target, var) for x in A.walk(body[:-1])):
         return None
     return var, cond.right.name, A.Block(body[:-1], loop.body.span)
 
@@ -71,30 +69,22 @@ def _is_zero(expr) -> bool:
     return isinstance(expr, A.IntLit) and expr.value == 0
 
 
-def _contains(node, kind) -> bool:
-    if isinstance(node, kind):
-        return True
-    if isinstance(node, (list, tuple)):
-        return any(_contains(n, kind) for n in node)
-    if type(node).__module__ != A.__name__:
-        return False
-    return any(_contains(getattr(node, f.name), kind) for f in fields(node))
-
-
-def _assigns(node, var: str) -> bool:
-    if isinstance(node, A.Assign) and _is(node.target, var):
-        return True
-    if isinstance(node, (list, tuple)):
-        return any(_assigns(n, var) for n in node)
-    if type(node).__module__ != A.__name__:
-        return False
-    return any(_assigns(getattr(node, f.name), var) for f in fields(node))
-
-
 def _indexed(block: A.Block, var: str, pointers: set[str]) -> set[str]:
     indexed: set[str] = set()
     shadowed: set[str] = set()
-    _visit(block, var, pointers, indexed, shadowed)
+    for node in A.walk([block]):
+        if isinstance(node, A.Let):
+            shadowed.add(node.name)  # a local of a parameter's name hides it: prove nothing about it
+        elif isinstance(node, A.Index) and _is(node.index, var):
+            base = node.base.inner if isinstance(node.base, A.Paren) else node.base
+            if isinstance(base, A.Name) and base.name in pointers:
+                indexed.add(base.name)
+        elif isinstance(node, A.Call) and len(node.args) >= 2:
+            intr = lookup(node.name)
+            if intr is not None and intr.params[:2] == ("ptr", "index") and _is(node.args[1], var):
+                ptr = node.args[0]
+                if isinstance(ptr, A.Name) and ptr.name in pointers:
+                    indexed.add(ptr.name)
     return indexed - shadowed
 
 
@@ -102,28 +92,3 @@ def _is(expr, name: str) -> bool:
     while isinstance(expr, A.Paren):
         expr = expr.inner
     return isinstance(expr, A.Name) and expr.name == name
-
-
-def _visit(node, var: str, pointers: set[str], indexed: set[str], shadowed: set[str]) -> None:
-    if isinstance(node, A.Let):
-        shadowed.add(node.name)  # a local of a parameter's name hides it: prove nothing about it
-    if isinstance(node, A.Index) and _is(node.index, var):
-        base = node.base.inner if isinstance(node.base, A.Paren) else node.base
-        if isinstance(base, A.Name) and base.name in pointers:
-            indexed.add(base.name)
-    if isinstance(node, A.Call) and len(node.args) >= 2:
-        intr = lookup(node.name)
-        if intr is not None and intr.params[:2] == ("ptr", "index") and _is(node.args[1], var):
-            ptr = node.args[0]
-            if isinstance(ptr, A.Name) and ptr.name in pointers:
-                indexed.add(ptr.name)
-    if isinstance(node, (list, tuple)):
-        for item in node:
-            _visit(item, var, pointers, indexed, shadowed)
-        return
-    if type(node).__module__ != A.__name__:
-        return
-    for f in fields(node):
-        child = getattr(node, f.name)
-        if isinstance(child, (list, tuple)) or type(child).__module__ == A.__name__:
-            _visit(child, var, pointers, indexed, shadowed)

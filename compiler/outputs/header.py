@@ -3,7 +3,7 @@ prototype per exported function, from the cfg-unfiltered program."""
 from __future__ import annotations
 
 from ..syntax import ast as A
-from .ctypes_map import c_type
+from .c_types import c_type
 
 
 def header_text(stem: str, program: A.Program) -> str:

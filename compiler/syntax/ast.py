@@ -8,7 +8,7 @@ Nodes made by desugaring have `synthetic=True`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from ..source import Span
 
@@ -340,3 +340,55 @@ def type_text(t: TypeRef) -> str:
         return t.name
     prefix = "*" + ("restrict " if t.restrict else "") + ("mut " if t.mutable else "")
     return prefix + type_text(t.inner)
+
+
+# ---- walking ----------------------------------------------------------------
+
+_CHILD_FIELDS = {Let: ("value",), Return: ("value",), Assign: ("target", "value"), ExprStmt: ("expr",),
+                 If: ("cond", "then", "orelse"), While: ("cond", "body"), ForEach: ("start", "end", "body"),
+                 For: ("start", "end", "body"), Unroll: ("loop",), Binary: ("left", "right"),
+                 Unary: ("operand",), Paren: ("inner",), Index: ("base", "index"), Field: ("base",)}
+_CHILD_LISTS = {Block: "stmts", Call: "args", VectorLit: "elems"}
+
+
+def children(x) -> list:
+    """The statements and expressions directly under a statement, an
+    expression or a Block, in source order (a struct literal's field values;
+    absent parts such as a bare `return`'s value left out)."""
+    if isinstance(x, StructLit):
+        return [f.value for f in x.fields]
+    if type(x) in _CHILD_LISTS:
+        return list(getattr(x, _CHILD_LISTS[type(x)]))
+    found = (getattr(x, name) for name in _CHILD_FIELDS.get(type(x), ()))
+    return [c for c in found if c is not None]
+
+
+def walk(roots: Iterable) -> Iterator:
+    """Every node under `roots` (statements, expressions, blocks), each before
+    the nodes under it."""
+    return _depth_first(roots, children)
+
+
+def statements(stmts: Iterable) -> Iterator:
+    """Every statement in `stmts` and in the blocks nested in them (branches,
+    loop bodies, the loop of an `unroll`); expressions are not entered."""
+    return _depth_first(stmts, _nested)
+
+
+def _nested(s) -> list:
+    if isinstance(s, If):
+        orelse = [] if s.orelse is None else s.orelse.stmts if isinstance(s.orelse, Block) else [s.orelse]
+        return s.then.stmts + orelse
+    if isinstance(s, (While, ForEach, For)):
+        return s.body.stmts
+    return [s.loop] if isinstance(s, Unroll) else []
+
+
+def _depth_first(roots: Iterable, below) -> Iterator:
+    """An explicit stack, so long operator chains cannot overflow the
+    recursion limit; the last root comes out first."""
+    stack = [r for r in roots if r is not None]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(below(x))

@@ -13,10 +13,9 @@ import re
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import IDENT, KEYWORDS, Symbol, resolve_call
+from compiler.tooling import KEYWORDS, Symbol
 from compiler.tooling import TYPE_IDENTIFIERS as _TYPE_IDENTIFIERS
 from compiler.tooling import ast as A
-from compiler.tooling import lookup as intrinsic
 
 from ..convert import offset, to_range
 from ..support import Occurrence, guarded, occurrence_at, occurrences, request_failed, walk
@@ -41,16 +40,10 @@ def target(analysis, position: lsp.Position) -> tuple[list[Occurrence], Occurren
 
 
 def intrinsic_at(analysis, position: lsp.Position) -> str | None:
-    """The intrinsic named at the cursor (a call of a built-in), if that is what is there."""
+    """The intrinsic called by the call whose name is at the cursor, as the checker resolved it."""
     at = cursor_offset(analysis.source, position)
-    if at is None:
-        return None
-    for off in (at, at - 1):
-        tok = analysis.token_at(off) if off >= 0 else None
-        if tok is not None and tok.start <= at <= tok.end and \
-                (tok.kind == IDENT or tok.text == "splat") and intrinsic(tok.text) is not None:
-            return tok.text
-    return None
+    intr = None if at is None else analysis.intrinsic_called_at(at)
+    return None if intr is None else intr.name
 
 
 def definition(analysis, uri: str, position: lsp.Position) -> lsp.Location | None:
@@ -103,7 +96,7 @@ def refusal(analysis, sym: Symbol, new: str) -> str | None:
         return f"'{new}' is not a valid identifier"
     if new in KEYWORDS:
         return f"'{new}' is a keyword"
-    if sym.kind in ("function", "kernel") and resolve_call(new, user_defined=True) is not None:
+    if sym.kind in ("function", "kernel") and analysis.intrinsic_wins(new):
         return f"'{new}' is an intrinsic; calls to '{new}' would call the intrinsic, not this function"
     if sym.kind == "struct":
         if new in _TYPE_IDENTIFIERS:

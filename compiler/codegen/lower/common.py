@@ -2,6 +2,8 @@
 mangled names, and argument emission at the checked types."""
 from __future__ import annotations
 
+from typing import NoReturn
+
 from llvmlite import ir
 
 from ...typesys import model as T
@@ -44,7 +46,11 @@ def call_intrinsic(em, base: str, overloads: list[ir.Type], ret: ir.Type, args: 
                    fastmath: tuple[str, ...] = ()) -> ir.Value:
     """Call `<base>.<mangled overloads>` (e.g. llvm.fma.v8f32) with `args`."""
     if base.startswith("llvm.x86."):
+        if em.options.is_arm:
+            cannot_lower(em, "it needs an x86 instruction")
         require_x86(em, INTRINSIC_GROUP_FEATURE.get(base.split(".")[2], "sse2"))
+    elif base.startswith("llvm.aarch64.") and not em.options.is_arm:
+        cannot_lower(em, "it needs an AArch64 instruction")
     name = base + "".join("." + mangle(t) for t in overloads)
     fn = declare(em, name, ret, [a.type for a in args])
     return em.builder.call(fn, args, fastmath=fastmath)
@@ -62,9 +68,15 @@ def require_x86(em, feature: str) -> None:
                        f"intrinsic", call.span if call is not None else None, user=True)
 
 
-def args_at(em, call, types: list[T.Type | None]) -> list[ir.Value]:
-    """Emit the call's arguments, literals materialised at `types`."""
-    return [em.expr(a, t) for a, t in zip(call.args, types)]
+def cannot_lower(em, why: str) -> NoReturn:
+    """Refuse, at the call, an intrinsic this target has no form of. The target
+    rules admit only what has one, so this is the safety net LLVM is not:
+    selecting another architecture's intrinsic aborts the process."""
+    call = em.calls[-1] if em.calls else None
+    name = call.name if call is not None else "this operation"
+    arch = "AArch64" if em.options.is_arm else "x86-64"
+    raise CodegenError(f"{name} cannot be compiled for {arch} here: {why}",
+                       call.span if call is not None else None, user=True)
 
 
 def elem_of(t: T.Type) -> T.Scalar:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .common import call_intrinsic, immediate, is_arm, shuffle
+from .common import call_intrinsic, cannot_lower, immediate, is_arm, shuffle
 
 _MADDUBS = {16: "llvm.x86.ssse3.pmadd.ub.sw.128", 32: "llvm.x86.avx2.pmadd.ub.sw",
             64: "llvm.x86.avx512.pmaddubs.w.512"}
@@ -16,8 +16,11 @@ _HADD = {8: "llvm.x86.ssse3.phadd.w.128", 16: "llvm.x86.avx2.phadd.w"}
 def _by_lanes(table: dict[int, str]):
     """A two-operand x86 intrinsic chosen by the first operand's lane count."""
     def lower(em, call, want):
+        name = table.get(call.args[0].ty.lanes)
+        if name is None:
+            cannot_lower(em, f"no instruction takes {call.args[0].ty}")
         a, b = (em.expr(x) for x in call.args)
-        return call_intrinsic(em, table[call.args[0].ty.lanes], [], em.types(call.ty), [a, b])
+        return call_intrinsic(em, name, [], em.types(call.ty), [a, b])
     return lower
 
 

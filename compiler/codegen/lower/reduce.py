@@ -6,11 +6,15 @@ from llvmlite import ir
 from .common import call_intrinsic
 
 
+def _operand(em, call):
+    """The reduced vector's checked type, its value and its element's LLVM type."""
+    vt = call.args[0].ty
+    return vt, em.expr(call.args[0]), em.types(vt.elem)
+
+
 def _reduce_add(fast: bool):
     def lower(em, call, want):
-        vt = call.args[0].ty
-        v = em.expr(call.args[0])
-        elem = em.types(vt.elem)
+        vt, v, elem = _operand(em, call)
         if vt.elem.is_float:
             # Strictly ordered ((0 + v0) + v1) + ... unless reassociation is asked for.
             start = ir.Constant(elem, -0.0 if fast else 0.0)
@@ -22,9 +26,7 @@ def _reduce_add(fast: bool):
 
 def _reduce_minmax(which: str):
     def lower(em, call, want):
-        vt = call.args[0].ty
-        v = em.expr(call.args[0])
-        elem = em.types(vt.elem)
+        vt, v, elem = _operand(em, call)
         if vt.elem.is_float:
             kind = f"f{which}"
         else:  # the checked element type decides signedness (INTRINSICS.md §3)

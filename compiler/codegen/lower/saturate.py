@@ -9,23 +9,24 @@ _SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
 _ABD_TYPES = _SAT_TYPES + ("i32x4", "u32x4")
 
 
-def _sat(op: str):
+def _by_sign(intrinsic: str):
+    """A lane-wise binary operation whose LLVM intrinsic is named by the
+    element's signedness (`{sign}` is `s` or `u`)."""
     def lower(em, call, want):
         vt = call.ty
         a, b = (em.expr(x, vt) for x in call.args)
         lt = em.types(vt)
-        sign = "u" if vt.elem.is_unsigned else "s"
-        return call_intrinsic(em, f"llvm.{sign}{op}.sat", [lt], lt, [a, b])
+        name = intrinsic.format(sign="u" if vt.elem.is_unsigned else "s")
+        return call_intrinsic(em, name, [lt], lt, [a, b])
     return lower
 
 
-def _abs_diff(em, call, want):
-    # ARM-only (target rule); sabd/uabd compute |a - b| without overflow.
-    vt = call.ty
-    a, b = (em.expr(x, vt) for x in call.args)
-    lt = em.types(vt)
-    sign = "u" if vt.elem.is_unsigned else "s"
-    return call_intrinsic(em, f"llvm.aarch64.neon.{sign}abd", [lt], lt, [a, b])
+def _sat(op: str):
+    return _by_sign(f"llvm.{{sign}}{op}.sat")
+
+
+# ARM-only (target rule); sabd/uabd compute |a - b| without overflow.
+_abs_diff = _by_sign("llvm.aarch64.neon.{sign}abd")
 
 
 LOWER = {

@@ -1,4 +1,5 @@
-"""The `--emit-ast` text: one line per top-level item (TOOLCHAIN.md §1.4)."""
+"""The `--emit-ast` text: an outline, one line per top-level item (TOOLCHAIN.md §1.4);
+the full node tree, for the explorer, is `tree_dump.py`."""
 from __future__ import annotations
 
 from .syntax import ast as A
@@ -31,5 +32,5 @@ def item_line(item: A.Item) -> str:
     return f'{cfg}static_assert(..., "{item.message.value}")'
 
 
-def ast_dump(program: A.Program) -> str:
+def ast_outline(program: A.Program) -> str:
     return "".join(item_line(i) + "\n" for i in program.items)

@@ -1,4 +1,5 @@
-"""Eä type spellings to C (LANGUAGE.md §3.2), shared by header and bindings."""
+"""Eä types spelled in C (LANGUAGE.md §3.2): the `--header` prototypes, and
+the scalar names of the C++ binding (`bind/cpp.py`, where `bool` stays `bool`)."""
 from __future__ import annotations
 
 from ..syntax import ast as A

@@ -1,0 +1,33 @@
+"""Eä scalar types as the Python generators spell them (ctypes and integer
+ranges), and the integer check their generated code runs: one table for the
+NumPy and PyTorch bindings, and so for the loader, which executes the NumPy
+binding."""
+from __future__ import annotations
+
+CTYPES = {"i8": "_ct.c_int8", "u8": "_ct.c_uint8", "i16": "_ct.c_int16", "u16": "_ct.c_uint16",
+          "i32": "_ct.c_int32", "u32": "_ct.c_uint32", "i64": "_ct.c_int64", "u64": "_ct.c_uint64",
+          "f32": "_ct.c_float", "f64": "_ct.c_double", "bool": "_ct.c_bool"}
+INT_RANGES = {t: ((-(1 << (int(t[1:]) - 1)), (1 << (int(t[1:]) - 1)) - 1) if t[0] == "i"
+                  else (0, (1 << int(t[1:])) - 1))
+              for t in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")}
+
+# Generated runtime (needs `import operator as _op`): any integer Python
+# accepts as an index (int, NumPy and torch integers), never a bool.
+INT_CHECK = '''
+
+def _int(v, name, lo, hi):
+    if isinstance(v, bool):
+        raise TypeError(f"{name}: expected an int, got bool")
+    try:
+        v = _op.index(v)
+    except TypeError:
+        raise TypeError(f"{name}: expected an int, got {type(v).__name__}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{name}: {v} does not fit in [{lo}, {hi}]")
+    return v
+'''
+
+
+def conversion(t: str) -> str:
+    """The Python builtin a scalar argument of type `t` converts through."""
+    return "float" if t in ("f32", "f64") else "bool" if t == "bool" else "int"
