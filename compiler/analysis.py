@@ -3,7 +3,6 @@ types and diagnostics, without touching LLVM. Returns a result for any input.
 """
 from __future__ import annotations
 
-import gc
 import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from .check.checker import Checker
 from .check.decisions import Callee, Decisions
 from .desugar import desugar
 from .diagnostics import Diagnostic, DiagnosticSink
+from .gc_pause import gc_paused
 from .options import Options
 from .source import SourceFile, Span
 from .symbols import Symbol, SymbolTable
@@ -99,15 +99,8 @@ class Analysis:
 
 def analyze(text: str | bytes, path: str = "<input>", options: Options | None = None) -> Analysis:
     """Analyse one source text. Never raises for any input."""
-    # The trees are acyclic; pausing the cyclic collector while they are built
-    # avoids repeated full scans of every live object (3x faster on big files).
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _analyze(text, path, options)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
@@ -121,7 +114,7 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
     expr_types: list = []
     decisions = Decisions()
     try:
-        tokens = lex(source, sink)
+        tokens = lex(source, sink, trivia=True)
         program = parse(tokens, sink)
         desugared = desugar(program, sink)
         checker = Checker(source, options, sink, symbols)

@@ -3,7 +3,9 @@
 The lexer works on the file's bytes decoded as latin-1, so every index into
 `SourceFile.raw` is a byte offset. Columns are counted in characters (UTF-8
 code points), so tabs and non-ASCII text never shift a caret; the LSP wants
-UTF-16 columns, which `SourceFile.utf16_col` provides.
+UTF-16 columns, which `SourceFile.utf16_col` provides; `PositionEncoding`
+counts columns in any of the LSP's encodings (UTF-8, UTF-16, UTF-32), and
+`unit_width` is the one place a character's width in code units is decided.
 
 Column conversions on a non-ASCII line go through tables built once per line
 (character offsets, UTF-16 unit counts), so converting every position of a
@@ -12,6 +14,7 @@ long line costs linear time in total, not quadratic.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 # UTF-8 continuation bytes: every other byte starts a character.
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -164,12 +167,10 @@ class SourceFile:
             return self._utf16_tables[line]
         text = self.line_text(line)
         table = None
-        if not text.isascii() and any(ord(c) > 0xFFFF for c in text):
-            table = [0]
-            units = 0
-            for c in text:
-                units += 2 if ord(c) > 0xFFFF else 1
-                table.append(units)
+        if not text.isascii():
+            widths = [unit_width(c) for c in text]
+            if 2 in widths:
+                table = list(accumulate(widths, initial=0))
         self._utf16_tables[line] = table
         return table
 
@@ -180,3 +181,48 @@ class SourceFile:
 def char_count(data: bytes, start: int, end: int) -> int:
     """Characters in data[start:end]: the bytes that are not UTF-8 continuation bytes."""
     return len(data[start:end].translate(None, _CONTINUATION))
+
+
+def unit_width(ch: str, encoding: str = "utf-16") -> int:
+    """Code units one character takes in a position encoding ("utf-8", "utf-16", "utf-32")."""
+    if encoding == "utf-16":
+        return 2 if ord(ch) > 0xFFFF else 1
+    if encoding == "utf-8":
+        return len(ch.encode("utf-8", "surrogatepass"))
+    return 1
+
+
+class PositionEncoding:
+    """Columns counted in one position encoding, as an LSP client negotiates it
+    (UTF-16 unless it prefers UTF-8 or UTF-32). `column` and `char_col` convert
+    between the compiler's 1-based character columns and 0-based unit columns."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: object = "utf-16"):
+        # Accepts a plain name or an enum carrying one (lsprotocol's PositionEncodingKind).
+        self.name = str(getattr(name, "value", name) or "utf-16").lower()
+
+    def width(self, ch: str) -> int:
+        return unit_width(ch, self.name)
+
+    def column(self, source: SourceFile, line: int, col: int) -> int:
+        """0-based column, in code units, of a 1-based character column."""
+        if self.name == "utf-16":
+            return source.utf16_col(line, col)
+        return sum(self.width(c) for c in source.line_text(line)[: max(col - 1, 0)])
+
+    def char_col(self, source: SourceFile, line: int, character: int) -> int:
+        """1-based character column of a 0-based column in code units."""
+        if self.name == "utf-16":
+            return source.col_from_utf16(line, character)
+        units = 0
+        text = source.line_text(line)
+        for i, c in enumerate(text):
+            if units >= character:
+                return i + 1
+            units += self.width(c)
+        return len(text) + 1
+
+    def __repr__(self) -> str:
+        return f"PositionEncoding({self.name!r})"

@@ -1,54 +1,52 @@
 """Compiler positions and diagnostics to LSP types.
 
 Columns are counted in the position encoding negotiated at initialisation
-(UTF-16 unless the client prefers UTF-8 or UTF-32): `set_encoding` is
-called once by the initialize handler; everything else goes through
-`column`, `char_col` and `unit_width`."""
+(UTF-16 unless the client prefers UTF-8 or UTF-32). The encoding belongs to
+the server (`ls.positions`, a compiler.tooling.PositionEncoding set by the
+initialize handler); `using(ls.positions)` makes it the one these functions
+count in for the code running inside it (a context variable: each request
+runs in its own task, so two servers in one process never see each other's).
+`support.guarded` does that for every request handler. Outside any server
+(tests calling features directly) columns are UTF-16."""
 from __future__ import annotations
+
+import contextlib
+import contextvars
 
 from lsprotocol import types as lsp
 
 from compiler import Diagnostic, SourceFile, Span
+from compiler.tooling import PositionEncoding
 
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
              "hint": lsp.DiagnosticSeverity.Hint}
 
-
-_encoding = "utf-16"
-
-
-def set_encoding(encoding) -> None:
-    global _encoding
-    _encoding = str(getattr(encoding, "value", encoding) or "utf-16").lower()
+_UTF16 = PositionEncoding("utf-16")
+_current: contextvars.ContextVar[PositionEncoding] = contextvars.ContextVar("eals_position_encoding", default=_UTF16)
 
 
-def unit_width(ch: str) -> int:
-    """Columns one character takes in the negotiated encoding."""
-    if _encoding == "utf-8":
-        return len(ch.encode("utf-8", "surrogatepass"))
-    if _encoding == "utf-32":
-        return 1
-    return 2 if ord(ch) > 0xFFFF else 1
+def encoding() -> PositionEncoding:
+    """The position encoding of the server whose request is running."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def using(positions: PositionEncoding):
+    token = _current.set(positions)
+    try:
+        yield positions
+    finally:
+        _current.reset(token)
 
 
 def column(source: SourceFile, line: int, col: int) -> int:
     """0-based LSP column of a 1-based character column."""
-    if _encoding == "utf-16":
-        return source.utf16_col(line, col)
-    return sum(unit_width(c) for c in source.line_text(line)[: max(col - 1, 0)])
+    return _current.get().column(source, line, col)
 
 
 def char_col(source: SourceFile, line: int, character: int) -> int:
     """1-based character column of a 0-based LSP column."""
-    if _encoding == "utf-16":
-        return source.col_from_utf16(line, character)
-    units = 0
-    text = source.line_text(line)
-    for i, c in enumerate(text):
-        if units >= character:
-            return i + 1
-        units += unit_width(c)
-    return len(text) + 1
+    return _current.get().char_col(source, line, character)
 
 
 def position(source: SourceFile, line: int, col: int) -> lsp.Position:

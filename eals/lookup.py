@@ -10,11 +10,8 @@ import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from compiler.inspect import InspectError, inspect
-from compiler.intrinsics import lookup
-from compiler.symbols import Symbol
-from compiler.syntax import ast as A
-from compiler.syntax.tokens import IDENT, KEYWORDS, Token
+from compiler.tooling import COMMENT, IDENT, KEYWORDS, InspectError, Symbol, Token, inspect, lookup
+from compiler.tooling import ast as A
 
 WORD_KINDS = frozenset(KEYWORDS.values()) | {IDENT}
 _OPEN = {"LeftParen": "RightParen", "LeftBracket": "RightBracket", "LeftBrace": "RightBrace"}
@@ -36,7 +33,8 @@ def word_at(analysis, offset: int) -> Token | None:
 def tokens_before(analysis, offset: int) -> list[Token]:
     """Tokens that start before `offset` (the text the cursor follows)."""
     tokens = analysis.tokens
-    return tokens[:bisect_right([t.start for t in tokens], offset - 1)] if offset > 0 else []
+    before = tokens[:bisect_right([t.start for t in tokens], offset - 1)] if offset > 0 else []
+    return [t for t in before if t.kind != COMMENT]
 
 
 def enclosing_item(analysis, offset: int) -> A.Func | A.Kernel | None:

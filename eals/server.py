@@ -17,10 +17,11 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from compiler import Analysis, __version__, analyze
+from compiler.tooling import PositionEncoding
 
 from .clientcaps import ClientFeatures
 from .config import Config
-from .convert import to_diagnostic
+from .convert import to_diagnostic, using
 from .protocol import EaProtocol
 from .transport import LineReader, StreamReaderAdapter, serve
 
@@ -42,6 +43,7 @@ class EaServer(LanguageServer):
         self.config = Config()
         self.docs: dict[str, Document] = {}
         self.client = ClientFeatures()  # replaced at initialize
+        self.positions = PositionEncoding()  # replaced at initialize: how columns are counted
         # Analyses of different versions run side by side, so a request for the
         # newest version never waits behind a slow analysis of an older one
         # (older results are dropped when they arrive); inspect has its own pool.
@@ -87,7 +89,8 @@ class EaServer(LanguageServer):
             return  # a newer version is on its way: never publish stale results
         if self.client.pull_diagnostics:
             return  # the client pulls (textDocument/diagnostic); pushing too would show each twice
-        diagnostics = [to_diagnostic(d, analysis.source, uri) for d in analysis.diagnostics]
+        with using(self.positions):
+            diagnostics = [to_diagnostic(d, analysis.source, uri) for d in analysis.diagnostics]
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
 

@@ -1,9 +1,12 @@
 """Helpers shared by the feature modules actions, navigation, symbols, tokens and pull.
 
-- `guarded(where)`: the wrapper every request handler runs under. An unexpected
-  exception is logged (`server.report_crash`) and answered with an LSP
-  InternalError; deliberate LSP errors (a refused rename) pass through as they
-  are; cancellation (asyncio.CancelledError) is not an Exception and passes too.
+- `guarded(where, quiet=False)`: the wrapper every request handler runs under.
+  It counts columns in the server's position encoding (convert.using). An
+  unexpected exception is logged (`server.report_crash`) and answered with an
+  LSP InternalError, or, for `quiet` requests (completion, hover, signature
+  help, inlay hints: the editor asks them as the user types), with no result;
+  deliberate LSP errors (a refused rename) pass through as they are;
+  cancellation (asyncio.CancelledError) is not an Exception and passes too.
 - `occurrences(analysis)`: every identifier occurrence that names a symbol, at
   its definition or at a use, with the field names of struct literals added
   (the compiler's symbol table does not record those yet).
@@ -12,18 +15,18 @@
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import gc
 from typing import NamedTuple
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from compiler import Span
-from compiler.symbols import Symbol
-from compiler.syntax import ast as A
+from compiler.tooling import Symbol, gc_paused, unit_width
+from compiler.tooling import ast as A
+
+from .convert import using
 
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
 
@@ -33,34 +36,25 @@ def request_failed(message: str) -> JsonRpcException:
     return JsonRpcException(message=message, code=REQUEST_FAILED)
 
 
-def guarded(where: str):
-    """Decorate an async `(ls, params)` handler: crashes become a logged InternalError."""
+def guarded(where: str, quiet: bool = False):
+    """Decorate an async `(ls, params)` handler: it runs in the server's position
+    encoding, and crashes are logged and become an InternalError (None if `quiet`)."""
     def decorate(handler):
         @functools.wraps(handler)
         async def run(ls, params):
             try:
-                return await handler(ls, params)
+                with using(ls.positions):
+                    return await handler(ls, params)
             except JsonRpcException:
                 raise
             except Exception as exc:
                 ls.report_crash(where)
+                if quiet:
+                    return None
                 raise JsonRpcInternalError(
                     message=f"eals: internal error in {where} ({type(exc).__name__}); see the server log") from None
         return run
     return decorate
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """Pause the cyclic collector while building many small objects next to a big
-    analysis (as compiler.analyze does): otherwise its full scans dominate."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 # ---- symbol occurrences ----------------------------------------------------
@@ -157,7 +151,7 @@ def _index(lines: list[str], pos: lsp.Position) -> int:
     for i, ch in enumerate(lines[line]):
         if units >= pos.character:
             return start + i
-        units += 2 if ord(ch) > 0xFFFF else 1
+        units += unit_width(ch)
     return start + len(lines[line])
 
 

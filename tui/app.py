@@ -127,9 +127,11 @@ class EaApp(App):
             pane.show(self.stages, self.problem)
         self._sync_line(self.source_line)
         self._update_titles()
-        error = self.stages.error if self.stages else None
-        if error and error.startswith(("LLVM", "internal")):
-            self.notify(error, title="Code generation", severity="error", timeout=8)
+        stages = self.stages
+        # No machine code although the source has no error diagnostic: the target
+        # was refused or the compiler failed, which the source pane cannot show.
+        if stages and stages.error and stages.asm is None and not stages.analysis.errors:
+            self.notify(stages.error, title="Code generation", severity="error", timeout=8)
 
     def _no_file(self) -> str:
         folder = display_path(self.workspace.folder)

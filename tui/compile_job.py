@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from compiler import Options
-from compiler.explore import Stages, explore
+from compiler.tooling import Stages, explore
 
 from .workspace import display_path
 

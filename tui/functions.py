@@ -2,10 +2,9 @@
 (a private function is inlined: its code lives in its callers)."""
 from __future__ import annotations
 
-from compiler.analysis import Analysis
-from compiler.explore import Stages
-from compiler.inspect.model import FunctionReport
-from compiler.syntax import ast as A
+from compiler import Analysis
+from compiler.tooling import FunctionReport, Stages
+from compiler.tooling import ast as A
 
 from .rows.assembly import functions as listing_functions
 

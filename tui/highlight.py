@@ -1,10 +1,10 @@
 """Colouring, as style categories (see tui/widgets/code_view.py CATEGORIES).
 
-Eä source is coloured from the compiler's own tokens (`Analysis.tokens`),
-so the TUI and the compiler never disagree about what a word is; comments,
-which the lexer skips, are the `//` text outside any token. The dump stages
-(tokens, trees, LLVM IR, assembly) are coloured line by line with small
-regular expressions: they are compiler output, not user input.
+Eä source is coloured from the compiler's own tokens (`Analysis.tokens`,
+comments included), so the TUI and the compiler never disagree about what a
+word is. The dump stages (tokens, trees, LLVM IR, assembly) are coloured line
+by line with small regular expressions: they are compiler output, not user
+input.
 
 Spans are `(start, end, category)` with 0-based character columns.
 """
@@ -12,70 +12,42 @@ from __future__ import annotations
 
 import re
 
-from compiler.analysis import Analysis
-from compiler.intrinsics import lookup
-from compiler.syntax.tokens import (EOF, IDENT, KEYWORDS, NUMBER_KINDS, SCALAR_TYPE_KINDS, STRING,
-                                    VECTOR_TYPE_KINDS)
+from compiler import Analysis
+from compiler.tooling import EOF, HEADER_WORDS, IDENT, TAIL_WORDS, comments, lookup, significant, token_class
 
 Span = tuple[int, int, str]
 
-_TYPE_KINDS = SCALAR_TYPE_KINDS | VECTOR_TYPE_KINDS
-_KEYWORD_KINDS = frozenset(KEYWORDS.values()) - _TYPE_KINDS
-_CONTEXTUAL = {"kernel", "over", "step", "tail", "static_assert"}  # identifiers the parser treats as words
-_TAIL_KINDS = {"scalar", "mask", "pad"}
 _DOT_OPERATOR = re.compile(r"^\.[^.\w]+$|^\.(<<|>>)$")
-
-
-def kind_category(kind: str) -> str | None:
-    """The colour of a token kind (`F32`, `IntLiteral`, `Return`)."""
-    if kind in _TYPE_KINDS:
-        return "type"
-    if kind in NUMBER_KINDS:
-        return "number"
-    if kind == STRING:
-        return "string"
-    if kind in _KEYWORD_KINDS:
-        return "keyword"
-    return None
 
 
 def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
     """Per 1-based source line, the coloured spans of that line."""
     out: dict[int, list[Span]] = {}
-    strings: dict[int, list[tuple[int, int]]] = {}
-    tokens = [t for t in analysis.tokens if t.kind != EOF]
+    tokens = [t for t in significant(analysis.tokens) if t.kind != EOF]
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         category = _token_category(tok, prev, nxt)
-        start = tok.col - 1
-        end = tok.end_col - 1 if tok.end_line == tok.line else start + len(tok.text)
-        if tok.kind == STRING:
-            strings.setdefault(tok.line, []).append((start, end))
         if category:
+            start = tok.col - 1
+            end = tok.end_col - 1 if tok.end_line == tok.line else start + len(tok.text)
             out.setdefault(tok.line, []).append((start, end, category))
-    source = analysis.source
-    for line in range(1, source.line_count + 1):
-        text = source.line_text(line)
-        at = text.find("//")
-        while at >= 0 and any(s <= at < e for s, e in strings.get(line, ())):
-            at = text.find("//", at + 2)
-        if at >= 0:
-            out.setdefault(line, []).append((at, len(text), "comment"))
+    for tok in comments(analysis.tokens):
+        out.setdefault(tok.line, []).append((tok.col - 1, tok.end_col - 1, "comment"))
     return out
 
 
 def _token_category(tok, prev, nxt) -> str | None:
     call = nxt is not None and nxt.kind == "LeftParen"
     if tok.kind == IDENT:
-        if tok.text in _CONTEXTUAL or (tok.text in _TAIL_KINDS and prev is not None and prev.text == "tail"):
+        if tok.text in HEADER_WORDS or (tok.text in TAIL_WORDS and prev is not None and prev.text == "tail"):
             return "keyword"
         if call:
             return "intrinsic" if lookup(tok.text) is not None else "function"
         return None
     if call and lookup(tok.text) is not None:  # `splat(...)` is a keyword that works like an intrinsic
         return "intrinsic"
-    category = kind_category(tok.kind)
+    category = token_class(tok.kind)
     if category is None and _DOT_OPERATOR.match(tok.text):
         return "operator"
     return category
@@ -103,7 +75,7 @@ def token_dump_spans(line: str) -> list[Span]:
     spans = _spans(line, _TOKEN_RULES)
     m = _TOKEN_LINE.match(line)
     if m:
-        spans.append((0, m.end(1), kind_category(m.group(1)) or "function"))
+        spans.append((0, m.end(1), token_class(m.group(1)) or "function"))
     return spans
 
 

@@ -33,7 +33,7 @@ from .classify import classifier
 
 KINDS = ("vector", "fma", "memory", "scalar", "branch", "label", "directive", "comment", "blank")
 
-_INSTRUCTION_KINDS = frozenset({"fma", "vector", "memory", "scalar", "branch"})
+INSTRUCTION_KINDS = ("fma", "vector", "memory", "scalar", "branch")  # in the order the first that applies wins
 _X86_CONTROL = ("call", "ret", "jmp")
 _ARM_CONTROL = ("bl", "blr", "br", "ret")
 
@@ -76,7 +76,7 @@ def listing(asm: str, arm: bool) -> list[AsmLine]:
             kind = "directive"
         else:
             kind = _instruction_kind(stripped, comment_mark, classify, arm)
-        instruction = kind in _INSTRUCTION_KINDS and current is not None
+        instruction = kind in INSTRUCTION_KINDS and current is not None
         out.append(AsmLine(raw, current, line if instruction else None, kind))
     return out
 

@@ -2,9 +2,44 @@
 and assembly annotated with the source lines it came from."""
 from __future__ import annotations
 
-import re
-
+from .asm import _LOC
 from .model import FunctionReport, InspectReport
+
+
+LOOP_HEADER = "loop  role  lines     instrs  vector  loads  stores  fma  bytes/iter  elems/iter  bottleneck"
+
+
+def loop_rows(fr: FunctionReport) -> list[tuple[str, str]]:
+    """The loop table's rows under LOOP_HEADER: (the cells up to the bottleneck, the bottleneck)."""
+    rows = []
+    for k, lp in enumerate(fr.loops, 1):
+        p = lp.per_iteration
+        lines = f"{lp.first_line}-{lp.last_line}" if lp.first_line else "-"
+        elems = str(lp.elements_per_iteration) if lp.elements_per_iteration else "-"
+        role = ("  " * lp.depth) + lp.role
+        rows.append((f"{k:<4}  {role:<4}  {lines:<8}  {p.instructions:>6}  {p.vector:>6}  {p.loads:>5}  "
+                     f"{p.stores:>6}  {p.fma:>3}  {p.bytes_loaded + p.bytes_stored:>10}  {elems:>10}  ",
+                     lp.bottleneck))
+    return rows
+
+
+def loop_breakdown(fr: FunctionReport) -> str | None:
+    """`(1 main, 3 tail, 1 nested)` when there is more than the main loop to tell apart."""
+    n = len(fr.loops)
+    top = [lp for lp in fr.loops if lp.depth == 0]
+    tails = sum(1 for lp in top if lp.role == "tail")
+    nested = n - len(top)
+    if n <= 1 or not (tails or nested):
+        return None
+    return f"(1 main, {tails} tail" + (f", {nested} nested)" if nested else ")")
+
+
+def vector_registers(fr: FunctionReport) -> list[str]:
+    return [r for r in fr.registers if r[:1] in "xyzvq"]
+
+
+def hint_text(h) -> str:
+    return h.message + (f" (line {h.line})" if h.line else "")
 
 
 def _function(fr: FunctionReport) -> list[str]:
@@ -21,41 +56,23 @@ def _function(fr: FunctionReport) -> list[str]:
         out.append(f"  vector width:         {fr.vector_width}")
     for auto in fr.auto_vectorised:  # scalar source code LLVM vectorised, apart from the width written
         out.append(f"  scalar code:          {auto.text}")
-    n = len(fr.loops)
-    top = [lp for lp in fr.loops if lp.depth == 0]
-    tails = sum(1 for lp in top if lp.role == "tail")
-    nested = n - len(top)
-    if n <= 1 or not (tails or nested):
-        loops = str(n)
-    else:
-        loops = f"{n} (1 main, {tails} tail" + (f", {nested} nested)" if nested else ")")
-    out.append(f"  loops:                {loops}")
-    vregs = [r for r in fr.registers if r[:1] in "xyzvq"]
+    breakdown = loop_breakdown(fr)
+    out.append(f"  loops:                {len(fr.loops)}" + (f" {breakdown}" if breakdown else ""))
+    vregs = vector_registers(fr)
     if vregs:
         out.append(f"  vector registers:     {', '.join(vregs)} ({len(vregs)} used)")
     for h in fr.hints:
-        where = f" (line {h.line})" if h.line else ""
-        out.append(f"  hint:                 {h.message}{where}")
+        out.append(f"  hint:                 {hint_text(h)}")
     if fr.loops:
         out.append("")
-        out.append("  loop  role  lines     instrs  vector  loads  stores  fma  bytes/iter  elems/iter  bottleneck")
-        for k, lp in enumerate(fr.loops, 1):
-            p = lp.per_iteration
-            lines = f"{lp.first_line}-{lp.last_line}" if lp.first_line else "-"
-            elems = str(lp.elements_per_iteration) if lp.elements_per_iteration else "-"
-            role = ("  " * lp.depth) + lp.role
-            out.append(f"  {k:<4}  {role:<4}  {lines:<8}  {p.instructions:>6}  {p.vector:>6}  {p.loads:>5}  "
-                       f"{p.stores:>6}  {p.fma:>3}  {p.bytes_loaded + p.bytes_stored:>10}  {elems:>10}  "
-                       f"{lp.bottleneck}")
+        out.append("  " + LOOP_HEADER)
+        out += [f"  {cells}{bottleneck}" for cells, bottleneck in loop_rows(fr)]
     return out
 
 
 def render_text(report: InspectReport) -> str:
     blocks = ["\n".join(_function(fr)) for fr in report.functions]
     return "\n\n".join(blocks) + "\n"
-
-
-_LOC = re.compile(r"^\s*\.loc\s+\d+\s+(\d+)\s+\d+")
 
 
 def annotate(asm: str, source_lines: list[str], comment: str = "#") -> str:

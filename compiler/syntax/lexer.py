@@ -1,5 +1,9 @@
 """The lexer: source bytes -> tokens, never failing.
 
+`lex(..., trivia=True)` also keeps each `//` comment as a `Comment` token
+(its text without the line end): the tools colour and fold from them. The
+parser skips them, and `--emit-tokens` does not list them.
+
 Bad characters, `;`, unterminated strings and invalid UTF-8 become
 diagnostics and lexing continues. One master regular expression does the
 longest-match scan; the source is latin-1 text so match offsets are bytes.
@@ -12,7 +16,7 @@ import re
 
 from ..diagnostics import DiagnosticSink, Label, Suggestion
 from ..source import SourceFile, Span, char_count
-from .tokens import BIN, EOF, FLOAT, HEX, IDENT, INT, KEYWORDS, OPERATORS, STRING, Token
+from .tokens import BIN, COMMENT, EOF, FLOAT, HEX, IDENT, INT, KEYWORDS, OPERATORS, STRING, Token
 
 _OPS = sorted(OPERATORS, key=len, reverse=True)
 # Leading blanks are folded into each match: fewer iterations of the scan.
@@ -37,8 +41,9 @@ _GROUP_KIND = {"float": FLOAT, "hex": HEX, "bin": BIN, "int": INT, "string": STR
 MAX_LEX_ERRORS = 50
 
 
-def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
-    """Tokenise the whole file; the list always ends with an Eof token."""
+def lex(source: SourceFile, sink: DiagnosticSink, trivia: bool = False) -> list[Token]:
+    """Tokenise the whole file; the list always ends with an Eof token.
+    With `trivia`, comments are kept as `Comment` tokens."""
     raw = source.raw
     data = source.data
     ascii_src = source.ascii
@@ -59,10 +64,13 @@ def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
             mark_col = 1
             first = True
             continue
-        if group == "comment" or group == "end":
+        if group == "end" or (group == "comment" and not trivia):
             continue
         start, end = m.span(group)
         text = m.group(group)
+        if group == "comment" and text.endswith("\r"):  # a CRLF line end is not comment text
+            end -= 1
+            text = text[:-1]
         if ascii_src:
             col = start - line_start + 1
         else:
@@ -72,6 +80,8 @@ def lex(source: SourceFile, sink: DiagnosticSink) -> list[Token]:
             kind = keywords.get(text, IDENT)
         elif group == "op":
             kind = operators[text]
+        elif group == "comment":
+            kind = COMMENT
         elif group == "bad" or group == "unterminated":
             errors += 1
             if errors <= MAX_LEX_ERRORS:
@@ -136,4 +146,5 @@ def _report_bad(source: SourceFile, sink: DiagnosticSink, group: str, start: int
 
 def token_dump(tokens: list[Token]) -> str:
     """The `--emit-tokens` text: one `Kind("lexeme") at line:col` per token."""
-    return "".join(f'{t.kind}("{t.text}") at {t.line}:{t.col}\n' for t in tokens if t.kind != EOF)
+    return "".join(f'{t.kind}("{t.text}") at {t.line}:{t.col}\n' for t in tokens
+                   if t.kind != EOF and t.kind != COMMENT)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..diagnostics import DiagnosticSink, Label, Suggestion
 from ..source import Span
-from .tokens import EOF, IDENT, Token
+from .tokens import COMMENT, EOF, IDENT, Token
 
 STMT_START = frozenset({"Let", "Return", "If", "While", "ForEach", "For", "Unroll"})
 ITEM_KEYWORDS = frozenset({"Func", "Export", "Struct", "Const", "Hash"})
@@ -26,9 +26,10 @@ class ParseAbort(Exception):
 
 class ParserBase:
     def __init__(self, tokens: list[Token], sink: DiagnosticSink):
-        self.tokens = tokens
+        # Comments (trivia, when the lexer kept them) are not part of the grammar.
+        self.tokens = [t for t in tokens if t.kind != COMMENT]
         self.pos = 0
-        self.tok = tokens[0]
+        self.tok = self.tokens[0]
         self.sink = sink
         self.error_count = 0
         self._last_error_at = -1

@@ -19,6 +19,18 @@ for _name in VECTORS:
 
 SCALAR_TYPE_KINDS = frozenset({"I8", "U8", "I16", "U16", "I32", "I64", "F16", "F32", "F64", "Bool"})
 VECTOR_TYPE_KINDS = frozenset(KEYWORDS[n] for n in VECTORS)
+TYPE_KINDS = SCALAR_TYPE_KINDS | VECTOR_TYPE_KINDS
+
+# Words the parser reads in context; the lexer gives them as identifiers.
+# Kernel headers and items: `kernel f(...) over i in n step 4 tail scalar { }`, `static_assert(...)`.
+HEADER_WORDS = frozenset({"kernel", "over", "step", "tail", "static_assert"})
+# The strategies after `tail`.
+TAIL_WORDS = frozenset({"scalar", "mask", "pad"})
+# Parameter annotations: `out dst: *mut f32 [cap: n, count: m]`.
+PARAM_WORDS = frozenset({"out", "cap", "count"})
+CONTEXTUAL_WORDS = HEADER_WORDS | TAIL_WORDS | PARAM_WORDS
+# Scalar type names that are not reserved words (they are read in type position).
+TYPE_IDENTIFIERS = ("u32", "u64")
 
 # Operators and punctuation -> kind name.
 OPERATORS: dict[str, str] = {
@@ -40,6 +52,7 @@ HEX = "HexLiteral"
 BIN = "BinLiteral"
 FLOAT = "FloatLiteral"
 STRING = "StringLiteral"
+COMMENT = "Comment"  # trivia: kept by `lex(..., trivia=True)`, skipped by the parser
 EOF = "Eof"
 
 NUMBER_KINDS = frozenset({INT, HEX, BIN, FLOAT})

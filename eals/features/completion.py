@@ -11,32 +11,27 @@ import functools
 
 from lsprotocol import types as lsp
 
-from compiler.intrinsics import TABLE
-from compiler.syntax import ast as A
-from compiler.syntax.tokens import IDENT, KEYWORDS
-from compiler.typesys.model import SCALARS, Pointer, Struct
-from compiler.typesys.vectors import VECTORS
+from compiler.tooling import HEADER_WORDS, IDENT, KEYWORDS, SCALARS, TABLE, VECTORS, Pointer, Struct
+from compiler.tooling import ast as A
 
 from ..clientcaps import ClientFeatures
 from ..convert import offset
 from ..lookup import WORD_KINDS, enclosing_item, tokens_before
+from ..support import guarded
 
 K = lsp.CompletionItemKind
-# Words the parser reads in context (not reserved by the lexer).
-_CONTEXTUAL = ("kernel", "over", "step", "tail", "out", "static_assert")
+# Reserved words, and the contextual words a construct starts with (`out` starts a
+# parameter; `cap`/`count` and the tail strategies only follow another word).
 _KEYWORDS = sorted({k for k in KEYWORDS if k not in SCALARS and k not in VECTORS and k not in TABLE}
-                   | set(_CONTEXTUAL))
+                   | HEADER_WORDS | {"out"})
 _LOCAL_KINDS = ("param", "local", "loop-var")
 
 
 def register(server) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
+    @guarded(lsp.TEXT_DOCUMENT_COMPLETION, quiet=True)
     async def completion(ls, params: lsp.CompletionParams):
-        try:
-            return await _complete(ls, params.text_document.uri, params.position)
-        except Exception:
-            ls.report_crash("completion")
-            return None
+        return await _complete(ls, params.text_document.uri, params.position)
 
 
 async def _complete(ls, uri: str, pos: lsp.Position) -> lsp.CompletionList | None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.intrinsics import lookup
-from compiler.typesys.model import SCALARS
-from compiler.typesys.vectors import VECTORS
+from compiler.tooling import SCALARS, VECTORS, lookup
 
 from ..convert import offset, to_range
 from ..lookup import function_report, inspect_report, word_at
+from ..support import guarded
 
 _KIND_WORDS = {"param": "parameter", "local": "local", "loop-var": "loop variable", "const": "constant",
                "field": "field"}
@@ -18,12 +17,9 @@ _KIND_WORDS = {"param": "parameter", "local": "local", "loop-var": "loop variabl
 
 def register(server) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @guarded(lsp.TEXT_DOCUMENT_HOVER, quiet=True)
     async def hover(ls, params: lsp.HoverParams):
-        try:
-            return await _hover(ls, params.text_document.uri, params.position)
-        except Exception:
-            ls.report_crash("hover")
-            return None
+        return await _hover(ls, params.text_document.uri, params.position)
 
 
 async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:

@@ -8,22 +8,19 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from compiler.tooling import ast as A
+
 from ..convert import column
-
-from compiler.syntax import ast as A
-
 from ..lookup import function_report, inspect_report
+from ..support import guarded
 from .inlay_widths import width_hints
 
 
 def register(server) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+    @guarded(lsp.TEXT_DOCUMENT_INLAY_HINT, quiet=True)
     async def inlay_hint(ls, params: lsp.InlayHintParams):
-        try:
-            return await _hints(ls, params.text_document.uri, params.range)
-        except Exception:
-            ls.report_crash("inlay hints")
-            return None
+        return await _hints(ls, params.text_document.uri, params.range)
 
 
 def function_label(fr) -> str | None:

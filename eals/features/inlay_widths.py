@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.analysis import Analysis
-from compiler.syntax import ast as A
-from compiler.typesys import model as T
+from compiler import Analysis
+from compiler.tooling import ast as A
+from compiler.tooling import types as T
 
 from ..convert import position
 from ..support import walk

@@ -13,9 +13,9 @@ import re
 
 from lsprotocol import types as lsp
 
-from compiler.symbols import Symbol
-from compiler.syntax import ast as A
-from compiler.syntax.tokens import KEYWORDS
+from compiler.tooling import KEYWORDS, Symbol
+from compiler.tooling import TYPE_IDENTIFIERS as _TYPE_IDENTIFIERS
+from compiler.tooling import ast as A
 
 from ..convert import offset, to_range
 from ..support import Occurrence, guarded, occurrence_at, occurrences, request_failed, walk
@@ -24,8 +24,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 VARIABLES = ("param", "local", "loop-var")
 _NAMED = {"function": "a function", "kernel": "a kernel", "struct": "a struct", "field": "a field",
           "const": "a constant", "param": "a parameter", "local": "a variable", "loop-var": "a loop variable"}
-# Identifiers that only act as type names in type position (LANGUAGE.md §1.3).
-_TYPE_IDENTIFIERS = ("u32", "u64")
 
 
 def cursor_offset(source, position: lsp.Position) -> int | None:

@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.intrinsics import lookup
+from compiler.tooling import lookup
 
 from ..convert import offset
 from ..lookup import call_at, callable_named, params_of, split_params
+from ..support import guarded
 
 
 def register(server) -> None:
     options = lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","])
 
     @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, options)
+    @guarded(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, quiet=True)
     async def signature_help(ls, params: lsp.SignatureHelpParams):
-        try:
-            return await _help(ls, params.text_document.uri, params.position)
-        except Exception:
-            ls.report_crash("signature help")
-            return None
+        return await _help(ls, params.text_document.uri, params.position)
 
 
 async def _help(ls, uri: str, pos: lsp.Position) -> lsp.SignatureHelp | None:

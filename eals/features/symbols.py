@@ -17,11 +17,11 @@ from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
 from compiler import Span
-from compiler.syntax import ast as A
-from compiler.syntax.tokens import STRING
+from compiler.tooling import ast as A
+from compiler.tooling import comments, gc_paused
 
 from ..convert import to_range
-from ..support import gc_paused, guarded
+from ..support import guarded
 
 SK = lsp.SymbolKind
 
@@ -169,20 +169,14 @@ def folding_ranges(analysis) -> list[lsp.FoldingRange]:
 
 def _comment_runs(analysis) -> list[tuple[int, int]]:
     """(first, last) 1-based lines of each run of 2+ lines that hold only a `//` comment."""
-    source = analysis.source
-    in_string = set()
-    for tok in analysis.tokens:
-        if tok.kind == STRING and tok.end_line > tok.line:
-            in_string.update(range(tok.line + 1, tok.end_line + 1))
+    lines = [t.line for t in comments(analysis.tokens) if t.first_on_line]
     runs, start = [], None
-    for line in range(1, source.line_count + 2):
-        is_comment = line <= source.line_count and line not in in_string and \
-            source.line_text(line).lstrip().startswith("//")
-        if is_comment and start is None:
+    for i, line in enumerate(lines):
+        if start is None:
             start = line
-        elif not is_comment and start is not None:
-            if line - 1 > start:
-                runs.append((start, line - 1))
+        if i + 1 == len(lines) or lines[i + 1] != line + 1:
+            if line > start:
+                runs.append((start, line))
             start = None
     return runs
 

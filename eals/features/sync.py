@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from compiler.tooling import PositionEncoding
+
 from ..clientcaps import ClientFeatures
-from ..convert import set_encoding
 
 
 def register(server) -> None:
@@ -17,7 +18,7 @@ def register(server) -> None:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls, params: lsp.InitializeParams):
         # pygls has chosen the position encoding (the client's preference): count columns in it.
-        set_encoding(ls.workspace.position_encoding)
+        ls.positions = PositionEncoding(ls.workspace.position_encoding)
         ls.client = ClientFeatures.from_capabilities(params.capabilities)
         if params.initialization_options:
             apply(ls, params.initialization_options)

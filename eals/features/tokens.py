@@ -6,21 +6,20 @@ struct, property for fields, parameter, variable; constants are readonly
 variables, `let mut` locals are mutable); an unresolved identifier called like
 an intrinsic is a `macro` with `defaultLibrary` (as is `splat`); `u32`/`u64` are
 types; the contextual words of kernel headers and parameter annotations are
-keywords; `#[cfg(...)]` is a decorator. Comments are not tokens: they are found
-in the gaps between tokens. Positions and lengths are UTF-16 (LSP), and a
-string spanning lines is split into one token per line.
+keywords; `#[cfg(...)]` is a decorator; comments are the lexer's comment
+tokens. Positions and lengths are in the negotiated position encoding, and
+a string spanning lines is split into one token per line.
 """
 from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ..convert import unit_width
+from compiler.tooling import (CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding, comments,
+                              gc_paused, significant, token_class)
+from compiler.tooling import lookup as intrinsic
 
-from compiler.intrinsics import lookup as intrinsic
-from compiler.syntax.tokens import (EOF, IDENT, KEYWORDS, NUMBER_KINDS, SCALAR_TYPE_KINDS, STRING,
-                                    VECTOR_TYPE_KINDS)
-
-from ..support import gc_paused, guarded, occurrences
+from ..convert import encoding
+from ..support import guarded, occurrences
 
 TOKEN_TYPES = ["keyword", "type", "function", "parameter", "variable", "property", "struct", "number",
                "string", "comment", "operator", "macro", "decorator"]
@@ -32,10 +31,6 @@ DECLARATION, READONLY, DEFAULT_LIBRARY, MUTABLE = (1 << i for i in range(len(TOK
 
 _SYMBOL_TYPE = {"function": "function", "kernel": "function", "struct": "struct", "field": "property",
                 "const": "variable", "param": "parameter", "local": "variable", "loop-var": "variable"}
-_KEYWORD_KINDS = frozenset(KEYWORDS.values())
-_TYPE_KINDS = SCALAR_TYPE_KINDS | VECTOR_TYPE_KINDS
-CONTEXTUAL = frozenset({"kernel", "over", "step", "tail", "scalar", "mask", "pad", "out", "cap", "count",
-                        "static_assert"})
 _PUNCTUATION = frozenset({"LeftParen", "RightParen", "LeftBrace", "RightBrace", "LeftBracket", "RightBracket",
                           "Comma", "Colon", "Dot", "Arrow"})
 
@@ -44,8 +39,9 @@ class _Columns:
     """1-based character column -> 0-based column in the negotiated
     encoding, one table per non-ASCII line."""
 
-    def __init__(self, source):
+    def __init__(self, source, units: PositionEncoding):
         self.source = source
+        self.units = units
         self.tables: dict[int, list[int]] = {}
 
     def col(self, line: int, col: int) -> int:
@@ -55,7 +51,7 @@ class _Columns:
         if table is None:
             table = [0]
             for ch in self.source.line_text(line):
-                table.append(table[-1] + unit_width(ch))
+                table.append(table[-1] + self.units.width(ch))
             self.tables[line] = table
         return table[min(max(col - 1, 0), len(table) - 1)]
 
@@ -80,33 +76,18 @@ def _identifier(tokens, i: int, occ) -> tuple[str, int]:
     if before[:2] == ["LeftBracket", "Hash"] or \
             (before[0] == "LeftParen" and tokens[i - 2].text == "cfg" and before[2] == "LeftBracket"):
         return "decorator", 0
-    if tok.text in ("u32", "u64"):
+    if tok.text in TYPE_IDENTIFIERS:
         return "type", 0
-    if tok.text in CONTEXTUAL:
+    if tok.text in CONTEXTUAL_WORDS:
         return "keyword", 0
     return "variable", 0
-
-
-def _comments(analysis, out: list) -> None:
-    """Comments live in the gaps between tokens; `//` there always starts one."""
-    source, raw = analysis.source, analysis.source.raw
-    prev_end = 0
-    for tok in analysis.tokens:
-        at = raw.find("//", prev_end, tok.start)
-        while at >= 0:
-            end = raw.find("\n", at, tok.start)
-            end = tok.start if end < 0 else end
-            span = source.span(at, end - 1 if raw[end - 1] == "\r" else end)
-            out.append((span.line, span.col, span.end_col, _T["comment"], 0))
-            at = raw.find("//", end, tok.start)
-        prev_end = tok.end
 
 
 def classify(analysis) -> list[tuple[int, int, int, int, int]]:
     """(line, column, end column, type index, modifiers) per single-line token piece;
     lines and columns are the compiler's (1-based, in characters)."""
     by_start = {o.span.start: o for o in occurrences(analysis)}
-    tokens = analysis.tokens
+    tokens = significant(analysis.tokens)  # neighbours are read past comments
     out: list[tuple[int, int, int, int, int]] = []
     for i, tok in enumerate(tokens):
         kind = tok.kind
@@ -118,34 +99,27 @@ def classify(analysis) -> list[tuple[int, int, int, int, int]]:
             name, mods = _identifier(tokens, i, occ if occ is not None and occ.span.end == tok.end else None)
         elif kind == "Splat":
             name, mods = "macro", DEFAULT_LIBRARY
-        elif kind in _TYPE_KINDS:
-            name = "type"
-        elif kind in _KEYWORD_KINDS:
-            name = "keyword"
-        elif kind in NUMBER_KINDS:
-            name = "number"
-        elif kind == STRING:
-            name = "string"
         elif kind == "Hash":
             name = "decorator"
         elif kind in _PUNCTUATION:
             continue
         else:
-            name = "operator"
+            name = token_class(kind) or "operator"
         if tok.end_line == tok.line:
             out.append((tok.line, tok.col, tok.end_col, _T[name], mods))
         else:  # a string over several lines: one piece per line
             for line in range(tok.line, tok.end_line + 1):
                 out.append((line, tok.col if line == tok.line else 1,
                             tok.end_col if line == tok.end_line else -1, _T[name], mods))
-    _comments(analysis, out)
+    out += [(t.line, t.col, t.end_col, _T["comment"], 0) for t in comments(analysis.tokens)]
     out.sort()
     return out
 
 
 def encode(analysis, pieces: list[tuple[int, int, int, int, int]]) -> list[int]:
-    """The LSP's relative encoding: deltaLine, deltaStart, length (UTF-16), type, modifiers."""
-    utf16 = _Columns(analysis.source)
+    """The LSP's relative encoding: deltaLine, deltaStart, length, type, modifiers
+    (columns and lengths in the negotiated position encoding)."""
+    utf16 = _Columns(analysis.source, encoding())
     data: list[int] = []
     prev_line = prev_start = 0
     for line, col, end_col, type_index, mods in pieces:

@@ -14,9 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, ProgressBar, SelectionList, Static
 
-from compiler.bench import (BenchError, Cancelled, Progress, RunReport, Suite, append_history, find_suite,
-                            load_suite, read_history, run_suite, size_label)
-from compiler.explore import Stages
+from compiler.tooling import (BenchError, Cancelled, Progress, RunReport, Stages, Suite, append_history, find_suite,
+                              load_suite, read_history, run_suite, size_label)
 
 from ..bench_format import COLUMNS, chart_series, history_lines, row_cells, suite_template
 from ..target import is_cross

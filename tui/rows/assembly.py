@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from compiler.inspect import AsmLine
+from compiler.tooling import INSTRUCTION_KINDS, AsmLine
 
 from ..highlight import asm_display
 from ..widgets.code_row import Row, make_row
 
-INSTRUCTION_KINDS = ("fma", "vector", "memory", "scalar", "branch")
 _NOISE_LABELS = (".Ltmp", ".Lfunc_begin", ".Lfunc_end")
 
 

@@ -2,7 +2,7 @@
 stage at a time, coloured for its language; the gutter numbers the lines."""
 from __future__ import annotations
 
-from compiler.explore import Stages
+from compiler.tooling import Stages
 
 from ..highlight import ir_spans, token_dump_spans, tree_dump_spans
 from ..widgets.code_row import Row, make_row

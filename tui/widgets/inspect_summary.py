@@ -1,26 +1,22 @@
 """The inspect summary of one function: the facts `ea inspect` prints
 (counts, vector width, registers, loops with their bottleneck, hints),
-laid out for a pane."""
+laid out for a pane. The loop table and the phrasing are `ea inspect`'s
+(compiler.tooling: LOOP_HEADER, loop_rows, ...), so the two never differ."""
 from __future__ import annotations
 
 from textual.content import Content
 from textual.widgets import Static
 
-from compiler.inspect.model import FunctionReport
+from compiler.tooling import LOOP_HEADER, FunctionReport, hint_text, loop_breakdown, loop_rows, vector_registers
 
 _BOTTLENECK_STYLE = {"memory-bound": "$text-warning", "compute-bound": "$text-success", "mixed": "$text-accent",
                      "latency-bound": "$text-error"}
-_LOOP_HEADER = "loop  role    lines    instrs  vector  loads  stores  fma  bytes/iter  elems/iter  bottleneck"
 
 
 def _loops_label(fr: FunctionReport) -> str:
     n = len(fr.loops)
-    top = [lp for lp in fr.loops if lp.depth == 0]
-    tails = sum(1 for lp in top if lp.role == "tail")
-    nested = n - len(top)
-    if n <= 1 or not (tails or nested):
-        return f"{n} loop{'s' * (n != 1)}"
-    return f"{n} loops (1 main, {tails} tail" + (f", {nested} nested)" if nested else ")")
+    breakdown = loop_breakdown(fr)
+    return f"{n} loop{'s' * (n != 1)}" + (f" {breakdown}" if breakdown else "")
 
 
 def summary_content(fr: FunctionReport | None, note: str = "") -> Content:
@@ -36,22 +32,15 @@ def summary_content(fr: FunctionReport | None, note: str = "") -> Content:
     parts += [("instructions ", "$text-muted"), f"{c.instructions}", ("   vector ", "$text-muted"), f"{c.vector}",
               ("   scalar ", "$text-muted"), f"{c.scalar}", ("   loads ", "$text-muted"), f"{c.loads}",
               ("   stores ", "$text-muted"), f"{c.stores}", ("   FMA ", "$text-muted"), f"{c.fma}\n"]
-    vregs = [r for r in fr.registers if r[:1] in "xyzvq"]
+    vregs = vector_registers(fr)
     if vregs:
         parts += [("vector registers ", "$text-muted"), f"{', '.join(vregs)} ({len(vregs)} used)\n"]
     if fr.loops:
-        parts.append((_LOOP_HEADER + "\n", "$text-muted"))
-        for k, lp in enumerate(fr.loops, 1):
-            p = lp.per_iteration
-            lines = f"{lp.first_line}-{lp.last_line}" if lp.first_line else "-"
-            elems = str(lp.elements_per_iteration) if lp.elements_per_iteration else "-"
-            role = "  " * lp.depth + lp.role
-            parts.append(f"{k:<4}  {role:<6}  {lines:<7}  {p.instructions:>6}  {p.vector:>6}  {p.loads:>5}  "
-                         f"{p.stores:>6}  {p.fma:>3}  {p.bytes_loaded + p.bytes_stored:>10}  {elems:>10}  ")
-            parts.append((lp.bottleneck + "\n", _BOTTLENECK_STYLE.get(lp.bottleneck, "")))
+        parts.append((LOOP_HEADER + "\n", "$text-muted"))
+        for cells, bottleneck in loop_rows(fr):
+            parts += [cells, (bottleneck + "\n", _BOTTLENECK_STYLE.get(bottleneck, ""))]
     for h in fr.hints:
-        where = f" (line {h.line})" if h.line else ""
-        parts += [("hint ", "$text-warning bold"), f"{h.message}{where}\n"]
+        parts += [("hint ", "$text-warning bold"), f"{hint_text(h)}\n"]
     if not fr.hints:
         parts.append(("no hints\n", "$text-muted"))
     return Content.assemble(*parts).rstrip()
