@@ -33,7 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler import clear_cache, load, loader  # noqa: E402
+from ea_compiler import clear_cache, load, loader  # noqa: E402
 
 EA = ROOT / ".venv" / "bin" / "ea"
 OVERHEAD_TARGET_US = 3.0

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from compiler import Options, analyze  # noqa: E402
-from compiler.diagnostics import DiagnosticSink  # noqa: E402
-from compiler.source import SourceFile  # noqa: E402
-from compiler.syntax.lexer import lex  # noqa: E402
-from compiler.syntax.parser import parse  # noqa: E402
+from ea_compiler import Options, analyze  # noqa: E402
+from ea_compiler.diagnostics import DiagnosticSink  # noqa: E402
+from ea_compiler.source import SourceFile  # noqa: E402
+from ea_compiler.syntax.lexer import lex  # noqa: E402
+from ea_compiler.syntax.parser import parse  # noqa: E402
 
 TARGET_MS = 30.0
 

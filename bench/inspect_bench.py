@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.inspect import clear_report_cache, inspect  # noqa: E402
-from compiler.options import Options  # noqa: E402
+from ea_compiler.inspect import clear_report_cache, inspect  # noqa: E402
+from ea_compiler.options import Options  # noqa: E402
 
 COLD_TARGET_MS = 300.0
 CACHED_TARGET_MS = 5.0

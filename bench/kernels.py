@@ -32,7 +32,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from compiler.bench.inputs import place  # noqa: E402 - arrays at fixed 4 KiB offsets, as `ea bench` does
+from ea_compiler.bench.inputs import place  # noqa: E402 - arrays at fixed 4 KiB offsets, as `ea bench` does
 
 EA = ROOT / ".venv" / "bin" / "ea"
 OUT = ROOT / "build" / "bench"
@@ -198,8 +198,8 @@ def bench_bandwidth(libs, reps: int, n: int) -> dict:
 
 
 def bench_compile(reps: int) -> dict[str, float]:
-    from compiler.build import compile_source
-    from compiler.options import Options
+    from ea_compiler.build import compile_source
+    from ea_compiler.options import Options
     files = sorted((ROOT / "examples").glob("*.ea"))
     compile_source(files[0].read_text(), str(files[0]), Options())[1].object()  # LLVM start-up
     times = {f.name: [] for f in files}

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.codegen import CompiledModule  # noqa: E402
-from compiler.build import compile_source  # noqa: E402
-from compiler.options import Options  # noqa: E402
+from ea_compiler.codegen import CompiledModule  # noqa: E402
+from ea_compiler.build import compile_source  # noqa: E402
+from ea_compiler.options import Options  # noqa: E402
 
 KERNELS = {
     "fma_f32x8": (8, "float", "const float *, const float *, const float *, float *, int", "k(a, b, c, o, n)", """\

@@ -34,13 +34,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.bench.inputs import place  # noqa: E402
-from compiler.codegen import LLVM_LOCK  # noqa: E402
-from compiler.codegen.lower import LOWERINGS, memaccess  # noqa: E402
-from compiler.codegen.target import init, new_target_machine  # noqa: E402
-from compiler.build import compile_source  # noqa: E402
-from compiler.intrinsics import TABLE  # noqa: E402
-from compiler.options import Options  # noqa: E402
+from ea_compiler.bench.inputs import place  # noqa: E402
+from ea_compiler.codegen import LLVM_LOCK  # noqa: E402
+from ea_compiler.codegen.lower import LOWERINGS, memaccess  # noqa: E402
+from ea_compiler.codegen.target import init, new_target_machine  # noqa: E402
+from ea_compiler.build import compile_source  # noqa: E402
+from ea_compiler.intrinsics import TABLE  # noqa: E402
+from ea_compiler.options import Options  # noqa: E402
 
 TARGETS = {"aligned_vs_old": 1.02, "misaligned_vs_store": 1.15}
 

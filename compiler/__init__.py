@@ -7,7 +7,7 @@ Pipeline (one way through, each stage a module with a small API):
 
 Public API for tools (the language server, the TUI, scripts):
 
-    from compiler import analyze, Options
+    from ea_compiler import analyze, Options
     result = analyze(text, "kernel.ea", Options(avx512=True))
     result.diagnostics    # list[Diagnostic]: severity, kind, code, message, span,
                           #   labels, notes, suggestions (quick fixes)
@@ -21,13 +21,13 @@ Public API for tools (the language server, the TUI, scripts):
 `analyze` never touches LLVM and returns a result for any input. Spans
 carry byte offsets [start, end) and 1-based line / character columns.
 
-    from compiler import load
+    from ea_compiler import load
     k = load("examples/saxpy.ea")       # cached in examples/__eacache__/, run by LLVM's JIT
     k.saxpy(x, y, 2.0)                  # same signature and checks as `ea bind --python`
 
-Compiling in-process (module, object code, linking) is compiler.build's
-`compile_source`; the `ea` command line is compiler.cli.
-`compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
+Compiling in-process (module, object code, linking) is ea_compiler.build's
+`compile_source`; the `ea` command line is ea_compiler.cli.
+`ea_compiler.intrinsics` is the intrinsic table (names, signatures, docs, target
 rules) that the checker, codegen, hover and completion read.
 """
 from __future__ import annotations
@@ -41,19 +41,19 @@ from .version import __version__
 
 
 def load(path, **options):
-    """Compile (cached) and load an Eä file: see compiler.loader.load."""
+    """Compile (cached) and load an Eä file: see ea_compiler.loader.load."""
     from .loader import load as _load
     return _load(path, **options)
 
 
 def compile(path, **options):  # noqa: A001 - the loader's documented name
-    """Compile an Eä file into the cache and return the artefact: compiler.loader.compile."""
+    """Compile an Eä file into the cache and return the artefact: ea_compiler.loader.compile."""
     from .loader import compile as _compile
     return _compile(path, **options)
 
 
 def clear_cache(path=None):
-    """Delete the loader's __eacache__ folder: compiler.loader.clear_cache."""
+    """Delete the loader's __eacache__ folder: ea_compiler.loader.clear_cache."""
     from .loader import clear_cache as _clear
     _clear(path)
 

@@ -2,7 +2,7 @@
 artefacts built from them (TOOLCHAIN.md §1.2): object code, a shared library
 or executable linked with `$CC`, the C header and the `.ea.json` metadata.
 
-    from compiler.build import compile_source, link_shared_library
+    from ea_compiler.build import compile_source, link_shared_library
     analysis, module = compile_source(data, "k.ea", Options())
     if module is not None:                 # None: analysis.diagnostics say why
         module.ir(), module.asm(), module.object()

@@ -1,9 +1,9 @@
 """The compiler explorer API: every stage of one compilation, as text.
 
-    from compiler import Options
-    from compiler.explore import explore
+    from ea_compiler import Options
+    from ea_compiler.explore import explore
     st = explore(text, "k.ea", Options(target_cpu="haswell"))
-    st.analysis                   # compiler.analyze result (diagnostics, tokens, trees)
+    st.analysis                   # ea_compiler.analyze result (diagnostics, tokens, trees)
     st.tokens, st.ast, st.desugared          # always present
     st.ir, st.ir_opt, st.asm                 # None when the file does not compile
     st.listing                    # list[AsmLine]: the assembly, line by line, with kinds

@@ -7,7 +7,7 @@ process's stderr and, for some names on x86-64, aborts the whole process
 it!`). Tools that take a CPU name from a user (the TUI's target switcher)
 ask here first:
 
-    from compiler.target_check import check_target
+    from ea_compiler.target_check import check_target
     problem = check_target(Options(target_cpu="cortex-a76"))   # str | None
 
 The answer is cached per target for the life of the process; the host's own
@@ -41,7 +41,7 @@ def _probe(options: Options) -> str | None:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     try:
-        proc = subprocess.run([sys.executable, "-m", "compiler.target_check", json.dumps(asdict(options))],
+        proc = subprocess.run([sys.executable, "-m", "ea_compiler.target_check", json.dumps(asdict(options))],
                               capture_output=True, text=True, timeout=_TIMEOUT_S, env=env)
     except (OSError, subprocess.SubprocessError) as err:
         return f"cannot check the target: {err}"

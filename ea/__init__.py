@@ -4,13 +4,13 @@
     k = ea.load("fma.ea")          # compiled once, cached in __eacache__/ beside the file
     k.fma_f32x8(a, b, c, out)      # NumPy arrays, checked like `ea bind --python`
 
-A thin facade over `compiler.loader`; importing it loads neither llvmlite
+A thin facade over `ea_compiler.loader`; importing it loads neither llvmlite
 nor NumPy (they are imported when a kernel is first compiled or loaded).
 """
 from __future__ import annotations
 
-from compiler import __version__
-from compiler.loader import (CompileError, CompileWarning, Kernel, clear_cache, compile, compiler_version,  # noqa: A004
+from ea_compiler import __version__
+from ea_compiler.loader import (CompileError, CompileWarning, Kernel, clear_cache, compile, compiler_version,  # noqa: A004
                              load)
 
 __all__ = ["CompileError", "CompileWarning", "Kernel", "__version__", "clear_cache", "compile",

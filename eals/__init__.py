@@ -2,5 +2,5 @@
 
 `eals` (stdio) or `eals --tcp [HOST:]PORT`. Features live in `eals/features/`,
 one module per LSP area; all compiler knowledge comes through the compiler's
-analysis API (`compiler.analyze`, `compiler.inspect`, `compiler.intrinsics`).
+analysis API (`ea_compiler.analyze`, `ea_compiler.inspect`, `ea_compiler.intrinsics`).
 """

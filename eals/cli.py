@@ -10,7 +10,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tcp", metavar="[HOST:]PORT", help="listen on TCP instead of stdio")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     args = parser.parse_args(argv)
-    from compiler import __version__
+    from ea_compiler import __version__
     if args.version:
         print(f"eals {__version__}")
         return

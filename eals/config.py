@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from compiler import Options
+from ea_compiler import Options
 
 INLAY_LEVELS = ("off", "functions", "lines")
 

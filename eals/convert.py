@@ -2,7 +2,7 @@
 
 Columns are counted in the position encoding negotiated at initialisation
 (UTF-16 unless the client prefers UTF-8 or UTF-32). The encoding belongs to
-the server (`ls.positions`, a compiler.tooling.PositionEncoding set by the
+the server (`ls.positions`, a ea_compiler.tooling.PositionEncoding set by the
 initialize handler); `using(ls.positions)` makes it the one these functions
 count in for the code running inside it (a context variable: each request
 runs in its own task, so two servers in one process never see each other's).
@@ -15,8 +15,8 @@ import contextvars
 
 from lsprotocol import types as lsp
 
-from compiler import Diagnostic, SourceFile, Span
-from compiler.tooling import PositionEncoding
+from ea_compiler import Diagnostic, SourceFile, Span
+from ea_compiler.tooling import PositionEncoding
 
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
              "hint": lsp.DiagnosticSeverity.Hint}

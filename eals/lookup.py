@@ -10,8 +10,8 @@ import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from compiler.tooling import COMMENT, IDENT, KEYWORDS, InspectError, Symbol, Token, inspect, lookup
-from compiler.tooling import ast as A
+from ea_compiler.tooling import COMMENT, IDENT, KEYWORDS, InspectError, Symbol, Token, inspect, lookup
+from ea_compiler.tooling import ast as A
 
 WORD_KINDS = frozenset(KEYWORDS.values()) | {IDENT}
 _OPEN = {"LeftParen": "RightParen", "LeftBracket": "RightBracket", "LeftBrace": "RightBrace"}

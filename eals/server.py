@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from compiler import Analysis, __version__, analyze
-from compiler.tooling import PositionEncoding
+from ea_compiler import Analysis, __version__, analyze
+from ea_compiler.tooling import PositionEncoding
 
 from .clientcaps import ClientFeatures
 from .config import Config

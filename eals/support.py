@@ -22,9 +22,9 @@ from typing import NamedTuple
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from compiler import Span
-from compiler.tooling import Symbol, gc_paused, unit_width
-from compiler.tooling import ast as A
+from ea_compiler import Span
+from ea_compiler.tooling import Symbol, gc_paused, unit_width
+from ea_compiler.tooling import ast as A
 
 from .convert import using
 

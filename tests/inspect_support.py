@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from compiler.options import Options
+from ea_compiler.options import Options
 
 AVX2 = Options(target_cpu="haswell")
 AVX2_FAST_GATHER = Options(target_cpu="skylake")

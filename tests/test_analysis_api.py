@@ -1,8 +1,8 @@
 """The analysis API tools use: symbols with references, types at positions,
 desugared tree, and a result for any input."""
-from compiler import analyze
-from compiler.syntax import ast as A
-from compiler.typesys import model as T
+from ea_compiler import analyze
+from ea_compiler.syntax import ast as A
+from ea_compiler.typesys import model as T
 
 SRC = """struct P { x: f32, y: f32 }
 const N: i32 = 4

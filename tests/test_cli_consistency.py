@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import __version__
-from compiler.bench.harness import _parse_args
-from compiler.cli.bench_cmd import _parse
+from ea_compiler import __version__
+from ea_compiler.bench.harness import _parse_args
+from ea_compiler.cli.bench_cmd import _parse
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / ".venv" / "bin"

@@ -240,7 +240,7 @@ def test_help_prints_usage_and_exits_0(tmp_path, flag):
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
 def test_version(tmp_path, flag):
-    from compiler import __version__
+    from ea_compiler import __version__
 
     r = ea(flag, cwd=tmp_path)
     assert (r.returncode, r.stdout, r.stderr) == (0, f"ea {__version__}\n", "")

@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import Options, analyze
-from compiler.codegen import generate
+from ea_compiler import Options, analyze
+from ea_compiler.codegen import generate
 
 os.environ["EA_DEBUG"] = "1"
 EXAMPLES = sorted(Path(__file__).resolve().parent.parent.glob("examples/*.ea"))
@@ -55,7 +55,7 @@ def test_mutants_that_type_check_compile(path, data, opts):
 def test_an_instruction_the_cpu_lacks_is_an_error_not_an_abort():
     """LLVM aborts the process when an x86 intrinsic is selected for a CPU
     without it; codegen must refuse first, at the call."""
-    from compiler.build import compile_source
+    from ea_compiler.build import compile_source
     src = "export func f(a: u8x32, b: u8x32) -> u8x32 {\n    return shuffle_bytes(a, b)\n}\n"
     analysis, module = compile_source(src, "k.ea", Options(target_cpu="x86-64"))
     assert module is None

@@ -1,11 +1,11 @@
 """Comments are trivia tokens: `analyze` keeps them in `result.tokens` with
 exact spans (a CRLF line end is not comment text), the parser skips them,
 and `--emit-tokens` does not list them."""
-from compiler import analyze
-from compiler.diagnostics import DiagnosticSink
-from compiler.source import SourceFile
-from compiler.syntax.lexer import lex, token_dump
-from compiler.tooling import comments, significant
+from ea_compiler import analyze
+from ea_compiler.diagnostics import DiagnosticSink
+from ea_compiler.source import SourceFile
+from ea_compiler.syntax.lexer import lex, token_dump
+from ea_compiler.tooling import comments, significant
 
 TEXT = b'// head \xc3\xa9\r\nexport func f(a: i32) -> i32 { // why\r\n    return a // "not a string"\r\n}\r\n// last'
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import Options, analyze, render_all
-from compiler.check.suggest import did_you_mean
-from compiler.intrinsics import TABLE, names
-from compiler.intrinsics.migrations import MIGRATIONS
+from ea_compiler import Options, analyze, render_all
+from ea_compiler.check.suggest import did_you_mean
+from ea_compiler.intrinsics import TABLE, names
+from ea_compiler.intrinsics.migrations import MIGRATIONS
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")

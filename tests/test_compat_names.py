@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler import Options, analyze, render_all
-from compiler.intrinsics import SHADOWABLE, TABLE, resolve_call
+from ea_compiler import Options, analyze, render_all
+from ea_compiler.intrinsics import SHADOWABLE, TABLE, resolve_call
 from eals.features.navigation import definition, refusal
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")

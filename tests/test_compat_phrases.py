@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import Options, analyze
+from ea_compiler import Options, analyze
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")

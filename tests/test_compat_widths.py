@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import Options, analyze, render_all
+from ea_compiler import Options, analyze, render_all
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")
 

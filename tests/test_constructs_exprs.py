@@ -9,8 +9,8 @@ os.environ["EA_DEBUG"] = "1"
 
 import pytest  # noqa: E402
 
-from compiler import Options, analyze  # noqa: E402
-from compiler.syntax import ast as A  # noqa: E402
+from ea_compiler import Options, analyze  # noqa: E402
+from ea_compiler.syntax import ast as A  # noqa: E402
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")
 

@@ -13,7 +13,7 @@ os.environ["EA_DEBUG"] = "1"
 
 import pytest  # noqa: E402
 
-from compiler import Options, analyze, render_all  # noqa: E402
+from ea_compiler import Options, analyze, render_all  # noqa: E402
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")

@@ -49,7 +49,7 @@ def test_intrinsic_pages_match_the_table():
 
 def test_every_intrinsic_is_on_its_family_page():
     gen = _generator()
-    from compiler.intrinsics import TABLE
+    from ea_compiler.intrinsics import TABLE
     for name, intr in TABLE.items():
         page = (DOCS / "intrinsics" / f"{gen.slug(intr.family)}.md").read_text(encoding="utf-8")
         assert f"| `{name}` |" in page, name

@@ -63,8 +63,8 @@ def test_api_surface():
     assert issubclass(ea.CompileError, RuntimeError) and issubclass(ea.CompileWarning, UserWarning)
     for name in ("load", "compile", "clear_cache", "compiler_version"):
         assert callable(getattr(ea, name)), name
-    import compiler.loader
-    assert ea.load is compiler.loader.load and ea.CompileError is compiler.loader.CompileError
+    import ea_compiler.loader
+    assert ea.load is ea_compiler.loader.load and ea.CompileError is ea_compiler.loader.CompileError
 
 
 def test_compile_error_text_holds_the_diagnostics(tmp_path):

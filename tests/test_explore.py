@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Options
-from compiler.explore import Stages, explore
-from compiler.inspect import AsmLine, listing
-from compiler.inspect.listing import KINDS
-from compiler.target_check import check_target
-from compiler.tree_dump import tree_dump
+from ea_compiler import Options
+from ea_compiler.explore import Stages, explore
+from ea_compiler.inspect import AsmLine, listing
+from ea_compiler.inspect.listing import KINDS
+from ea_compiler.target_check import check_target
+from ea_compiler.tree_dump import tree_dump
 
 from inspect_support import ARM, AVX2, line_of, src
 
@@ -36,9 +36,9 @@ def test_every_stage_present(fma):
 
 
 def test_compiles_once_and_reports_what_inspect_reports(fma, monkeypatch):
-    import compiler.explore
-    import compiler.inspect
-    from compiler.inspect import inspect
+    import ea_compiler.explore
+    import ea_compiler.inspect
+    from ea_compiler.inspect import inspect
 
     calls = []
 
@@ -49,10 +49,10 @@ def test_compiles_once_and_reports_what_inspect_reports(fma, monkeypatch):
     def refuse(*args):
         raise AssertionError("inspect compiled the file again")
 
-    compile_source = compiler.explore.compile_source
-    monkeypatch.setattr(compiler.explore, "compile_source", counted)
-    monkeypatch.setattr(compiler.inspect, "compile_source", refuse)
-    compiler.inspect.clear_report_cache()  # a cached report would hide a second compile
+    compile_source = ea_compiler.explore.compile_source
+    monkeypatch.setattr(ea_compiler.explore, "compile_source", counted)
+    monkeypatch.setattr(ea_compiler.inspect, "compile_source", refuse)
+    ea_compiler.inspect.clear_report_cache()  # a cached report would hide a second compile
     stages = explore(FMA, "fma.ea", AVX2)
     assert calls == ["fma.ea"]
     monkeypatch.undo()
@@ -78,7 +78,7 @@ def test_tree_dump_survives_deep_nesting():
 
 
 def test_tree_dump_of_any_dataclass_tree():
-    from compiler import analyze
+    from ea_compiler import analyze
     program = analyze("const N: i32 = 4\n", "c.ea").ast
     assert tree_dump(program).splitlines() == [
         "Program 1:1", '  items[0]: ConstDecl 1:1 name="N"',

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Options, analyze
-from compiler.diagnostics import DiagnosticSink
-from compiler.build import compile_source
-from compiler.source import SourceFile
-from compiler.syntax.lexer import lex
+from ea_compiler import Options, analyze
+from ea_compiler.diagnostics import DiagnosticSink
+from ea_compiler.build import compile_source
+from ea_compiler.source import SourceFile
+from ea_compiler.syntax.lexer import lex
 
 ROOT = Path(__file__).resolve().parent.parent
 EA = ROOT / ".venv" / "bin" / "ea"

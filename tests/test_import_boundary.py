@@ -1,5 +1,5 @@
 """The tools depend on the compiler's API only: every module under eals/ and
-tui/ imports `compiler` (the package's public API) or `compiler.tooling`,
+tui/ imports `ea_compiler` (the package's public API) or `ea_compiler.tooling`,
 never a deeper compiler module (docs: compiler/tooling.py)."""
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ALLOWED = {"compiler", "compiler.tooling"}
+PKG = "ea_compiler"  # the import name of the compiler/ folder
+ALLOWED = {PKG, f"{PKG}.tooling"}
 
 
 def violations(path: Path, root: Path = ROOT) -> list[str]:
@@ -18,13 +19,13 @@ def violations(path: Path, root: Path = ROOT) -> list[str]:
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            # `from compiler import x` may name a submodule x: only the API's names are allowed.
-            modules = [node.module] if node.module != "compiler" else \
-                [f"compiler.{a.name}" for a in node.names if _is_submodule(a.name)]
+            # `from ea_compiler import x` may name a submodule x: only the API's names are allowed.
+            modules = [node.module] if node.module != PKG else \
+                [f"{PKG}.{a.name}" for a in node.names if _is_submodule(a.name)]
         else:
             continue
         for module in modules:
-            if (module == "compiler" or module.startswith("compiler.")) and module not in ALLOWED:
+            if (module == PKG or module.startswith(PKG + ".")) and module not in ALLOWED:
                 found.append(f"{path.relative_to(root)}:{node.lineno}: {module}")
     return found
 
@@ -41,16 +42,16 @@ def test_tools_import_only_the_compiler_api():
     files = tool_files()
     assert len(files) > 20  # the walk found the tools
     bad = [v for path in files for v in violations(path)]
-    assert bad == [], "tools must import only `compiler` and `compiler.tooling`:\n" + "\n".join(bad)
+    assert bad == [], "tools must import only `ea_compiler` and `ea_compiler.tooling`:\n" + "\n".join(bad)
 
 
 def test_the_check_catches_every_form_of_import(tmp_path):
     sample = tmp_path / "tui" / "sample.py"
     sample.parent.mkdir()
-    sample.write_text("import compiler.syntax.ast\n"
-                      "from compiler.inspect import model\n"
-                      "from compiler import analysis, Options\n"
-                      "def f():\n    from compiler.tooling import ast\n    import compiler\n", encoding="utf-8")
-    assert violations(sample, tmp_path) == ["tui/sample.py:1: compiler.syntax.ast",
-                                            "tui/sample.py:2: compiler.inspect",
-                                            "tui/sample.py:3: compiler.analysis"]
+    sample.write_text("import ea_compiler.syntax.ast\n"
+                      "from ea_compiler.inspect import model\n"
+                      "from ea_compiler import analysis, Options\n"
+                      "def f():\n    from ea_compiler.tooling import ast\n    import ea_compiler\n", encoding="utf-8")
+    assert violations(sample, tmp_path) == ["tui/sample.py:1: ea_compiler.syntax.ast",
+                                            "tui/sample.py:2: ea_compiler.inspect",
+                                            "tui/sample.py:3: ea_compiler.analysis"]

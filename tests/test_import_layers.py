@@ -1,5 +1,5 @@
-"""The `compiler` package's imports go one way: no module imports itself
-back through others, the command line (compiler.cli) sits on top, and
+"""The `ea_compiler` package's (the compiler/ folder's) imports go one way: no module imports itself
+back through others, the command line (ea_compiler.cli) sits on top, and
 analysis stays clear of LLVM. The graph is read from the source with `ast`
 (imports inside functions count: they run sooner or later), and the LLVM
 rule is also checked at run time."""
@@ -12,10 +12,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "compiler"
+NAME = "ea_compiler"  # its import name (pyproject.toml's package-dir)
 
 
 def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = [NAME] + list(path.relative_to(PACKAGE).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -28,10 +29,10 @@ def import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     external: dict[str, set[str]] = {name: set() for name in files}
 
     def add(src: str, target: str) -> None:
-        if target.split(".")[0] != "compiler":
+        if target.split(".")[0] != NAME:
             external[src].add(target.split(".")[0])
             return
-        while target not in files:  # `import compiler.x.y` of a name inside a module
+        while target not in files:  # `import ea_compiler.x.y` of a name inside a module
             target = target.rpartition(".")[0]
         if target != src:
             edges[src].add(target)
@@ -97,12 +98,12 @@ def closure(start: str) -> set[str]:
 
 def test_graph_is_read():
     # guards the reader itself: known edges, of each import form, are found
-    assert "compiler.analysis" in EDGES["compiler"]                      # from .analysis import
-    assert "compiler.loader" in EDGES["compiler"]                        # inside a function
-    assert "compiler.syntax.ast" in EDGES["compiler.analysis"]           # from .syntax import ast
-    assert "compiler.build" in EDGES["compiler.cli.build_cmd"]           # from ..build import
-    assert "compiler.inspect.render" in EDGES["compiler.cli.build_cmd"]  # from ..inspect.render, in a function
-    assert "llvmlite" in EXTERNAL["compiler.codegen"]
+    assert "ea_compiler.analysis" in EDGES["ea_compiler"]                      # from .analysis import
+    assert "ea_compiler.loader" in EDGES["ea_compiler"]                        # inside a function
+    assert "ea_compiler.syntax.ast" in EDGES["ea_compiler.analysis"]           # from .syntax import ast
+    assert "ea_compiler.build" in EDGES["ea_compiler.cli.build_cmd"]           # from ..build import
+    assert "ea_compiler.inspect.render" in EDGES["ea_compiler.cli.build_cmd"]  # from ..inspect.render, in a function
+    assert "llvmlite" in EXTERNAL["ea_compiler.codegen"]
 
 
 def test_find_cycle_reports_one():
@@ -117,25 +118,25 @@ def test_no_import_cycle():
 
 def test_nothing_below_cli_imports_cli():
     upward = sorted(f"{src} -> {dst}" for src, targets in EDGES.items() for dst in targets
-                    if not src.startswith("compiler.cli") and dst.startswith("compiler.cli"))
+                    if not src.startswith("ea_compiler.cli") and dst.startswith("ea_compiler.cli"))
     assert upward == []
 
 
 def test_compile_api_is_below_inspect_and_cli():
-    below = closure("compiler.build")
-    assert sorted(m for m in below if m.startswith(("compiler.cli", "compiler.inspect", "compiler.loader"))) == []
+    below = closure("ea_compiler.build")
+    assert sorted(m for m in below if m.startswith(("ea_compiler.cli", "ea_compiler.inspect", "ea_compiler.loader"))) == []
 
 
 def test_analysis_never_imports_llvmlite():
-    reached = sorted(m for m in closure("compiler.analysis") if "llvmlite" in EXTERNAL[m])
+    reached = sorted(m for m in closure("ea_compiler.analysis") if "llvmlite" in EXTERNAL[m])
     assert reached == []
 
 
 def test_analysis_never_loads_llvm():
     """At run time: analysing a correct file and a broken one leaves llvmlite unloaded."""
     code = ("import sys, compiler\n"
-            "ok = compiler.analyze(open(sys.argv[1], 'rb').read(), sys.argv[1])\n"
-            "bad = compiler.analyze('export func f(x: i32) -> i32 { return y }', 'bad.ea')\n"
+            "ok = ea_compiler.analyze(open(sys.argv[1], 'rb').read(), sys.argv[1])\n"
+            "bad = ea_compiler.analyze('export func f(x: i32) -> i32 { return y }', 'bad.ea')\n"
             "assert ok.diagnostics == [] and bad.errors, (ok.diagnostics, bad.diagnostics)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'llvmlite'))\n")
     saxpy = str(ROOT / "examples" / "saxpy.ea")

@@ -1,6 +1,6 @@
 """`ea inspect` on the command line (TOOLCHAIN.md §6 layout, `--json`,
 errors), `ea FILE --emit-asm --annotate`, and the `inspect()` cache.
-The CLI runs in-process through `compiler.cli.main.main(argv)`; one test
+The CLI runs in-process through `ea_compiler.cli.main.main(argv)`; one test
 runs the real executable for the exit status and streams."""
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.main import main
-from compiler.inspect import InspectError, clear_report_cache, inspect
-from compiler.options import Options
+from ea_compiler.cli.main import main
+from ea_compiler.inspect import InspectError, clear_report_cache, inspect
+from ea_compiler.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 EA = ROOT / ".venv" / "bin" / "ea"

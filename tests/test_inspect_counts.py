@@ -1,4 +1,4 @@
-"""`compiler.inspect`: exact counts on small kernels whose machine code is
+"""`ea_compiler.inspect`: exact counts on small kernels whose machine code is
 known (TOOLCHAIN.md §6). Every build names its CPU so results do not depend
 on the host: haswell for AVX2, skylake-avx512 + --avx512 for AVX-512, and
 AArch64 by cross-compilation (only assembly is needed).
@@ -8,9 +8,9 @@ kernels (`ea k.ea --emit-asm --target=haswell`); the excerpts in the
 comments are that assembly."""
 from __future__ import annotations
 
-from compiler.inspect import inspect, render_text
+from ea_compiler.inspect import inspect, render_text
 
-from compiler.options import Options
+from ea_compiler.options import Options
 from inspect_support import ARM, AVX2, AVX512, line_of, src  # noqa: F401
 
 

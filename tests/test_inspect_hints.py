@@ -1,4 +1,4 @@
-"""`compiler.inspect` hints: each one triggered by a kernel written to
+"""`ea_compiler.inspect` hints: each one triggered by a kernel written to
 trigger it, and absent on a similar kernel that does not. Codes as in
 compiler/inspect/hints.py. Fixed CPUs (haswell = AVX2, skylake-avx512 +
 --avx512, AArch64 cross) keep the machine code independent of the host."""
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
-from compiler.inspect import inspect
-from compiler.options import Options
+from ea_compiler.inspect import inspect
+from ea_compiler.options import Options
 from inspect_support import ARM, AVX2, AVX2_FAST_GATHER, AVX512, line_of, src  # noqa: F401
 
 

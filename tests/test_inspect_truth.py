@@ -10,9 +10,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from compiler.build import compile_source
-from compiler.inspect import inspect, render_text
-from compiler.options import Options
+from ea_compiler.build import compile_source
+from ea_compiler.inspect import inspect, render_text
+from ea_compiler.options import Options
 from inspect_support import ARM, AVX2, AVX512, line_of, src
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import Options, analyze
-from compiler.intrinsics import TABLE
+from ea_compiler import Options, analyze
+from ea_compiler.intrinsics import TABLE
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu")
 ARM = Options(target_triple="aarch64-unknown-linux-gnu", dotprod=True, i8mm=True)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import compiler.syntax.lexer as lexer_module
-from compiler import analyze
-from compiler.source import SourceFile, char_count
+import ea_compiler.syntax.lexer as lexer_module
+from ea_compiler import analyze
+from ea_compiler.source import SourceFile, char_count
 
 PACKAGE = str(Path(lexer_module.__file__).resolve().parent.parent)
 N = 500

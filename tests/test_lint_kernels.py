@@ -10,7 +10,7 @@ os.environ["EA_DEBUG"] = "1"
 
 import pytest  # noqa: E402
 
-from compiler import Options, analyze, render_all  # noqa: E402
+from ea_compiler import Options, analyze, render_all  # noqa: E402
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="haswell")
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")
@@ -87,7 +87,7 @@ def test_json_output_carries_code_span_and_fixes():
 
 def test_fixed_showcase_kernel_writes_every_element(tmp_path):
     np = pytest.importorskip("numpy")
-    from compiler.loader import load
+    from ea_compiler.loader import load
     (d,) = warnings(VSCALE)
     for i, fix in enumerate(d.suggestions):
         path = tmp_path / f"vscale{i}.ea"

@@ -10,7 +10,7 @@ os.environ["EA_DEBUG"] = "1"
 
 import pytest  # noqa: E402
 
-from compiler import Options, analyze, render_all  # noqa: E402
+from ea_compiler import Options, analyze, render_all  # noqa: E402
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="haswell")
 
@@ -66,7 +66,7 @@ def test_exported_kernel_without_tail():
 
 def test_the_elements_really_are_left_untouched(tmp_path):
     np = pytest.importorskip("numpy")
-    from compiler.loader import load
+    from ea_compiler.loader import load
     path = tmp_path / "double.ea"
     path.write_text(NO_TAIL)
     lib = load(str(path))

@@ -12,8 +12,8 @@ os.environ["EA_DEBUG"] = "1"
 
 import pytest  # noqa: E402
 
-from compiler import Options, analyze, render_all  # noqa: E402
-from compiler.check import lint_widths  # noqa: E402
+from ea_compiler import Options, analyze, render_all  # noqa: E402
+from ea_compiler.check import lint_widths  # noqa: E402
 
 TRIPLE = "x86_64-unknown-linux-gnu"
 HASWELL = Options(target_triple=TRIPLE, target_cpu="haswell")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from compiler import Options, load
-from compiler.build import compile_source
+from ea_compiler import Options, load
+from ea_compiler.build import compile_source
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""`compiler.load()` / `compile()` / `clear_cache()` (TOOLCHAIN.md §5 as
+"""`ea_compiler.load()` / `compile()` / `clear_cache()` (TOOLCHAIN.md §5 as
 adapted here: the cache entry is `__eacache__/<cpu>-<version>/<stem>-<hash>/`,
 code runs through LLVM's MCJIT). Results against the module `ea bind
 --python` generates, the cache (hits across processes, misses on source and
@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compiler import clear_cache, compile, load
-from compiler.loader import CompileError
+from ea_compiler import clear_cache, compile, load
+from ea_compiler.loader import CompileError
 
 ROOT = Path(__file__).resolve().parents[1]
 EA = ROOT / ".venv" / "bin" / "ea"
 PYTHON = ROOT / ".venv" / "bin" / "python"
-VERSION = __import__("compiler").__version__
+VERSION = __import__("ea_compiler").__version__
 _PINNED: list = []  # every loaded kernel stays alive: see test_dropping_a_kernel_keeps_the_loader_working
 
 SCALE = "export func scale(x: *mut f32, n: i32) {{\n    for i in 0..n {{ x[i] = x[i] * {k} }}\n}}\n"
@@ -161,11 +161,11 @@ TIMED_LOAD = """\
 import sys, time
 import numpy as np
 if sys.argv[2] == "warm":
-    import compiler.build
+    import ea_compiler.build
     def refuse(*a, **k):
         raise AssertionError("recompiled on a cache hit")
-    compiler.build.compile_source = refuse
-from compiler import load
+    ea_compiler.build.compile_source = refuse
+from ea_compiler import load
 t = time.perf_counter()
 k = load(sys.argv[1])
 dt = time.perf_counter() - t
@@ -261,7 +261,7 @@ CONCURRENT = """\
 import hashlib, sys, time
 from pathlib import Path
 import numpy as np
-from compiler import load
+from ea_compiler import load
 Path(sys.argv[3]).touch()
 while not Path(sys.argv[2]).exists():
     time.sleep(0.001)
@@ -336,8 +336,8 @@ def test_compile_artefacts(tmp_path):
 NO_CC = """\
 import json, shutil, sys
 import numpy as np
-from compiler import load, compile
-from compiler.loader import CompileError
+from ea_compiler import load, compile
+from ea_compiler.loader import CompileError
 out = {"which": [shutil.which(c) for c in ("cc", "gcc", "clang")]}
 k = load(sys.argv[1])
 x = np.arange(16, dtype=np.float32); y = np.ones(16, np.float32)

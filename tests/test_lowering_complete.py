@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from compiler import Options, analyze
-from compiler.codegen import CodegenError, generate
-from compiler.codegen.lower import LOWERINGS, key_by_entry, lowering
-from compiler.intrinsics import TABLE, lookup
+from ea_compiler import Options, analyze
+from ea_compiler.codegen import CodegenError, generate
+from ea_compiler.codegen.lower import LOWERINGS, key_by_entry, lowering
+from ea_compiler.intrinsics import TABLE, lookup
 
 os.environ["EA_DEBUG"] = "1"
 ARM = Options(target_triple="aarch64-unknown-linux-gnu", dotprod=True)

@@ -9,13 +9,13 @@ import os
 import pytest
 from lsprotocol import types as lsp
 
-import compiler.intrinsics
-from compiler import Options, analyze
-from compiler.codegen import generate
-from compiler.intrinsics import TABLE
-from compiler.symbols import Symbol
-from compiler.syntax import ast as A
-from compiler.typesys import model as T
+import ea_compiler.intrinsics
+from ea_compiler import Options, analyze
+from ea_compiler.codegen import generate
+from ea_compiler.intrinsics import TABLE
+from ea_compiler.symbols import Symbol
+from ea_compiler.syntax import ast as A
+from ea_compiler.typesys import model as T
 from eals.features.inlay_widths import width_hints
 from eals.features.navigation import intrinsic_at, prepare_rename
 from eals.support import request_failed, walk
@@ -56,7 +56,7 @@ def test_the_callee_of_every_call_is_recorded():
     assert a.callee_of(by_name["fma"][0]) is TABLE["fma"]  # any other intrinsic name calls the intrinsic
     assert a.callee_of(by_name["sqrt"][0]) is TABLE["sqrt"]
     wide = a.callee_of(by_name["load_f32x8"][0])
-    assert wide.name == "load_f32x8" and compiler.intrinsics.entry(wide) is TABLE["load"]
+    assert wide.name == "load_f32x8" and ea_compiler.intrinsics.entry(wide) is TABLE["load"]
     undefined = analyze("export func f() -> i32 {\n    return nope(1)\n}\n", "k.ea", X86)
     assert undefined.callee_of(calls(undefined)["nope"][0]) is None
 
@@ -77,9 +77,9 @@ def test_nothing_resolves_a_call_after_checking(monkeypatch):
 
     def resolved_again(*args, **kwargs):
         raise AssertionError("a call was resolved again after checking")
-    monkeypatch.setattr(compiler.intrinsics, "resolve_call", resolved_again)
-    monkeypatch.setattr(compiler.intrinsics, "lookup", resolved_again)
-    monkeypatch.setattr(compiler.intrinsics, "SHADOWABLE", frozenset())
+    monkeypatch.setattr(ea_compiler.intrinsics, "resolve_call", resolved_again)
+    monkeypatch.setattr(ea_compiler.intrinsics, "lookup", resolved_again)
+    monkeypatch.setattr(ea_compiler.intrinsics, "SHADOWABLE", frozenset())
     ir = generate(a).ir(optimized=False)
     assert "call float @abs(" in ir  # the user's abs, as recorded
     assert "@llvm.fma.f32(" in ir and "call float @fma(" not in ir  # fma(x, x, x) is the intrinsic

@@ -24,12 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import analyze, intrinsics, Options, render_all
-from compiler.ast_outline import ast_outline
-from compiler.diagnostics import DiagnosticSink
-from compiler.source import SourceFile
-from compiler.syntax.lexer import lex, token_dump
-from compiler.syntax.parser import parse
+from ea_compiler import analyze, intrinsics, Options, render_all
+from ea_compiler.ast_outline import ast_outline
+from ea_compiler.diagnostics import DiagnosticSink
+from ea_compiler.source import SourceFile
+from ea_compiler.syntax.lexer import lex, token_dump
+from ea_compiler.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 EA = ROOT / ".venv" / "bin" / "ea"

@@ -1,9 +1,9 @@
 """Source model and lexer: spans, columns with tabs and non-ASCII text,
 UTF-16 conversion, literals, operators, lexical errors."""
-from compiler import analyze
-from compiler.diagnostics import DiagnosticSink
-from compiler.source import SourceFile
-from compiler.syntax.lexer import lex
+from ea_compiler import analyze
+from ea_compiler.diagnostics import DiagnosticSink
+from ea_compiler.source import SourceFile
+from ea_compiler.syntax.lexer import lex
 
 
 def toks(text):

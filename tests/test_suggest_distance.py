@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from compiler.check.suggest import edit_distance
+from ea_compiler.check.suggest import edit_distance
 
 
 def full_osa(a: str, b: str) -> int:

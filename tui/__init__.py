@@ -8,6 +8,6 @@ summary, the file list); screens/ (help, open file, target); rows/ (compiler
 results -> code view rows); highlight.py (token and listing colours);
 commands.py (command palette); compile_job.py (the compile worker).
 
-The TUI uses only the compiler's public API: compiler.explore (every stage
-of a compilation), compiler.inspect (the report), compiler.bench.
+The TUI uses only the compiler's public API: ea_compiler.explore (every stage
+of a compilation), ea_compiler.inspect (the report), ea_compiler.bench.
 """

@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from compiler import Options, __version__
+from ea_compiler import Options, __version__
 
 from .commands import EaCommands
 from .compile_job import CompileResult, compile_file
@@ -62,7 +62,7 @@ class EaApp(App):
         super().__init__()
         self.workspace = workspace
         self.options = options or Options()
-        self.stages = None  # compiler.explore.Stages of the file shown, or None
+        self.stages = None  # ea_compiler.explore.Stages of the file shown, or None
         self.problem: str | None = None  # why there are no stages (unreadable file)
         self.source_line = 1
         self.compiling = False

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from compiler.tooling import Result, size_label
-from compiler.tooling import fmt_time as fmt_ns
+from ea_compiler.tooling import Result, size_label
+from ea_compiler.tooling import fmt_time as fmt_ns
 
 COLUMNS = ("bench", "size", "median", "p10–p90", "GB/s", "% bw", "vs NumPy", "bottleneck", "change", "note")
 _NOTE_WIDTH = 48

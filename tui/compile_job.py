@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from compiler import Options
-from compiler.tooling import Stages, explore
+from ea_compiler import Options
+from ea_compiler.tooling import Stages, explore
 
 from .workspace import display_path
 

@@ -2,9 +2,9 @@
 (a private function is inlined: its code lives in its callers)."""
 from __future__ import annotations
 
-from compiler import Analysis
-from compiler.tooling import FunctionReport, Stages
-from compiler.tooling import ast as A
+from ea_compiler import Analysis
+from ea_compiler.tooling import FunctionReport, Stages
+from ea_compiler.tooling import ast as A
 
 from .rows.assembly import functions as listing_functions
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from compiler import Analysis
-from compiler.tooling import EOF, HEADER_WORDS, IDENT, TAIL_WORDS, comments, lookup, significant, token_class
+from ea_compiler import Analysis
+from ea_compiler.tooling import EOF, HEADER_WORDS, IDENT, TAIL_WORDS, comments, lookup, significant, token_class
 
 Span = tuple[int, int, str]
 

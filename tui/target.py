@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from compiler import Options
+from ea_compiler import Options
 
 CPU_PRESETS = ("native", "haswell", "skylake-avx512", "znver4")
 ARM_TRIPLE = "aarch64-unknown-linux-gnu"

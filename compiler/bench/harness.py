@@ -161,7 +161,7 @@ def _build(m: Manifest, forwarded: list[str], tmp: Path) -> Path:
     # Our own compiler, run as `ea` would be; in `tmp` because it writes its
     # intermediate object file to the current directory.
     ea = [sys.executable, "-c",
-          "import sys; from compiler.cli.main import main; sys.argv[0] = 'ea'; main()",
+          "import sys; from ea_compiler.cli.main import main; sys.argv[0] = 'ea'; main()",
           str(m.kernel), "--lib", "-o", str(tmp / f"lib{lib_name}.so"), *forwarded, *m.ea_flags]
     _run_tool(ea, "ea --lib", tmp)
     exe = tmp / lib_name

@@ -1,5 +1,5 @@
 """Python/NumPy bindings (`ea bind --python`, TOOLCHAIN.md §4.2), also what
-the loader executes (`compiler.loader`), so both check arguments alike.
+the loader executes (`ea_compiler.loader`), so both check arguments alike.
 
 Beyond the reference generator: arrays are checked for type, dtype,
 dimensionality, C-contiguity, writability and length consistency with

@@ -1,6 +1,6 @@
 """`ea FILE.ea` (TOOLCHAIN.md §1.1-§1.2): write the outputs the flags ask for
 (object, shared library + `.ea.json`, executable, header, LLVM IR, assembly)
-and report them on stderr. Compiling and linking are compiler.build's."""
+and report them on stderr. Compiling and linking are ea_compiler.build's."""
 from __future__ import annotations
 
 import sys

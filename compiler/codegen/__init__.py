@@ -1,8 +1,8 @@
 """Code generation: typed, desugared AST -> LLVM IR -> optimised module ->
 assembly / object code, for the target in Options.
 
-    from compiler import analyze
-    from compiler.codegen import generate
+    from ea_compiler import analyze
+    from ea_compiler.codegen import generate
     module = generate(analyze(text, "k.ea", options))   # raises CodegenError
     module.ir(optimized=False), module.ir(), module.asm(), module.object()
 

@@ -1,15 +1,15 @@
 """`inspect`: what the machine will execute, per function, loop and line.
 
-    from compiler.inspect import inspect, inspect_module
+    from ea_compiler.inspect import inspect, inspect_module
     report = inspect(text, "k.ea", Options(avx512=True))   # InspectReport
-    report = inspect_module(analysis, module)   # a compiled module (compiler.build)
+    report = inspect_module(analysis, module)   # a compiled module (ea_compiler.build)
     report.functions[0].counts.fma, .loops[0].bottleneck, .lines[12].summary
     render_text(report)   # the `ea inspect` text; report.to_json() for tools
     listing(asm, arm)     # every assembly line with its function, source line, kind
 
 Counts come from the assembly LLVM emits for the chosen target (what
 `--emit-asm` shows), attributed to source lines through the DWARF line
-table. `inspect` compiles through compiler.build and caches its reports by
+table. `inspect` compiles through ea_compiler.build and caches its reports by
 source text, options and bandwidth (`clear_report_cache()` empties that);
 `inspect_module` reports on a module the caller has already compiled.
 """

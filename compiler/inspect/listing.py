@@ -1,7 +1,7 @@
 """The assembly as a listing: one `AsmLine` per line of the text LLVM
 emits, tagged with its function, its source line and what kind of line it is.
 
-    from compiler.inspect import listing
+    from ea_compiler.inspect import listing
     for row in listing(module.asm(), arm=False):
         row.text, row.function, row.source_line, row.kind
 

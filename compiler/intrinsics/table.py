@@ -4,7 +4,7 @@ Each intrinsic is declared once, in the file of its family, with: its name,
 parameter names (signature help), every accepted signature as text (hover,
 completion, error messages), a one-line doc, its type rule, its target rule
 and the version that introduced it. Type rules receive a `CallCheck`
-(`compiler.check.calls`): `c.arg(i, expected)`, `c.fail(msg)`, `c.nargs`,
+(`ea_compiler.check.calls`): `c.arg(i, expected)`, `c.fail(msg)`, `c.nargs`,
 `c.expected`, `c.options`, `c.const_int(i, lo, hi)` for immediates.
 """
 from __future__ import annotations

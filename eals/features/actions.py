@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler import Diagnostic, SourceFile
+from ea_compiler import Diagnostic, SourceFile
 
 from ..convert import to_diagnostic, to_range
 from ..support import guarded

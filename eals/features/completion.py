@@ -11,8 +11,8 @@ import functools
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import HEADER_WORDS, IDENT, KEYWORDS, SCALARS, TABLE, VECTORS, Pointer, Struct
-from compiler.tooling import ast as A
+from ea_compiler.tooling import HEADER_WORDS, IDENT, KEYWORDS, SCALARS, TABLE, VECTORS, Pointer, Struct
+from ea_compiler.tooling import ast as A
 
 from ..clientcaps import ClientFeatures
 from ..convert import offset

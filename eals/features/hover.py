@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import SCALARS, VECTORS, lookup
+from ea_compiler.tooling import SCALARS, VECTORS, lookup
 
 from ..convert import offset, to_range
 from ..lookup import function_report, inspect_report, word_at

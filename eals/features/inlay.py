@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import ast as A
+from ea_compiler.tooling import ast as A
 
 from ..convert import column
 from ..lookup import function_report, inspect_report

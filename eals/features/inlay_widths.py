@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler import Analysis
-from compiler.tooling import ast as A
-from compiler.tooling import types as T
+from ea_compiler import Analysis
+from ea_compiler.tooling import ast as A
+from ea_compiler.tooling import types as T
 
 from ..convert import position
 from ..support import walk

@@ -13,9 +13,9 @@ import re
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import KEYWORDS, Symbol
-from compiler.tooling import TYPE_IDENTIFIERS as _TYPE_IDENTIFIERS
-from compiler.tooling import ast as A
+from ea_compiler.tooling import KEYWORDS, Symbol
+from ea_compiler.tooling import TYPE_IDENTIFIERS as _TYPE_IDENTIFIERS
+from ea_compiler.tooling import ast as A
 
 from ..convert import offset, to_range
 from ..support import Occurrence, guarded, occurrence_at, occurrences, request_failed, walk

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import lookup
+from ea_compiler.tooling import lookup
 
 from ..convert import offset
 from ..lookup import call_at, callable_named, params_of, split_params

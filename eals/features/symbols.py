@@ -16,9 +16,9 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
-from compiler import Span
-from compiler.tooling import ast as A
-from compiler.tooling import comments, gc_paused
+from ea_compiler import Span
+from ea_compiler.tooling import ast as A
+from ea_compiler.tooling import comments, gc_paused
 
 from ..convert import to_range
 from ..support import guarded

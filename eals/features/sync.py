@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import PositionEncoding
+from ea_compiler.tooling import PositionEncoding
 
 from ..clientcaps import ClientFeatures
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from compiler.tooling import (CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding, comments,
+from ea_compiler.tooling import (CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding, comments,
                               gc_paused, significant, token_class)
-from compiler.tooling import lookup as intrinsic
+from ea_compiler.tooling import lookup as intrinsic
 
 from ..convert import encoding
 from ..support import guarded, occurrences

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EA = [sys.executable, "-c", "import sys; from compiler.cli.main import main; sys.argv[0] = 'ea'; main()"]
+EA = [sys.executable, "-c", "import sys; from ea_compiler.cli.main import main; sys.argv[0] = 'ea'; main()"]
 
 FMA = (ROOT / "examples" / "fma.ea").read_text()
 # Computes a*b - c: the reference a*b + c must catch it.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compiler.bench import harness
-from compiler.bench.envinfo import host_arch
+from ea_compiler.bench import harness
+from ea_compiler.bench.envinfo import host_arch
 
 ROOT = Path(__file__).resolve().parents[2]
 EA = ROOT / ".venv" / "bin" / "ea"

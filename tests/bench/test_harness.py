@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from compiler import __version__
-from compiler.codegen.target import host_cpu_name
+from ea_compiler import __version__
+from ea_compiler.codegen.target import host_cpu_name
 
 from .harness_support import (BAD_KERNEL, EA, HOST, LARGE, OTHER, SMALL, bench, jsonl,
                               make_bench)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.bench.manifest import ManifestError, load_manifest
-from compiler.options import Options
+from ea_compiler.bench.manifest import ManifestError, load_manifest
+from ea_compiler.options import Options
 
 from .harness_support import bench, make_bench
 

@@ -1,5 +1,5 @@
 """The baseline diff of `ea bench` (TOOLCHAIN.md §7): the exact lines of
-compiler.bench.baseline, then the C-harness command's --update-baseline,
+ea_compiler.bench.baseline, then the C-harness command's --update-baseline,
 --no-diff and --fail-on-regression around it."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from compiler.bench.baseline import diff_against, write_baseline
+from ea_compiler.bench.baseline import diff_against, write_baseline
 
 from .harness_support import HOST, LARGE, SMALL, baseline_path, bench, make_bench
 

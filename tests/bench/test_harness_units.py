@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from compiler import __version__
-from compiler.bench import harness
-from compiler.bench.envinfo import environment, git_sha, result_document, timestamp
-from compiler.bench.harness import BenchError, parse_output
-from compiler.options import Options
+from ea_compiler import __version__
+from ea_compiler.bench import harness
+from ea_compiler.bench.envinfo import environment, git_sha, result_document, timestamp
+from ea_compiler.bench.harness import BenchError, parse_output
+from ea_compiler.options import Options
 
 from .harness_support import ROOT
 

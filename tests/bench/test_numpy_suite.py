@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from compiler import Options
-from compiler.bench import BenchError, Cancelled, load_suite, parse_size, read_history, run_suite, size_label
-from compiler.bench.timing import Budget, measure, summarize
+from ea_compiler import Options
+from ea_compiler.bench import BenchError, Cancelled, load_suite, parse_size, read_history, run_suite, size_label
+from ea_compiler.bench.timing import Budget, measure, summarize
 
 from .bench_support import FMA, ROOT, SUITE, WRONG, ea_bench, write_suite
 

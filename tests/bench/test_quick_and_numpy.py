@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from compiler import Options
-from compiler.bench import append_history, load_suite, read_history, run_suite
-from compiler.bench.baseline import diff_against
-from compiler.bench.history import previous_medians
-from compiler.bench.table import results_table
+from ea_compiler import Options
+from ea_compiler.bench import append_history, load_suite, read_history, run_suite
+from ea_compiler.bench.baseline import diff_against
+from ea_compiler.bench.history import previous_medians
+from ea_compiler.bench.table import results_table
 
 from .bench_support import SUITE, ea_bench, write_suite
 

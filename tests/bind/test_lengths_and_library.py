@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compiler.loader import load
+from ea_compiler.loader import load
 
 ROOT = Path(__file__).resolve().parents[2]
 EA = ROOT / ".venv" / "bin" / "ea"

@@ -1,7 +1,7 @@
 """`ea bind --python` end to end (TOOLCHAIN.md §4.1-4.2): examples and small
 sources with output annotations are compiled with `--lib -o lib<stem>.so`,
 bound, imported from the temporary folder and called on NumPy arrays; the
-results are compared with NumPy. The same calls go through `compiler.load()`,
+results are compared with NumPy. The same calls go through `ea_compiler.load()`,
 which executes the same binding against the JIT (`impl` fixture). Misuse
 errors and the `_parallel` variants are in test_python_binding_checks.py."""
 from __future__ import annotations
@@ -114,7 +114,7 @@ def generated(tmp_path_factory, stem: str):
 def loaded(tmp_path_factory, stem: str):
     key = ("load", stem)
     if key not in _STATE:
-        from compiler import load
+        from ea_compiler import load
         if "loaddir" not in _STATE:
             _STATE["loaddir"] = tmp_path_factory.mktemp("pyload")
             write_sources(_STATE["loaddir"])
@@ -125,7 +125,7 @@ def loaded(tmp_path_factory, stem: str):
 
 @pytest.fixture(params=["bind", "load"])
 def impl(request, tmp_path_factory):
-    """stem -> module-like object: the generated module or compiler.load()."""
+    """stem -> module-like object: the generated module or ea_compiler.load()."""
     if request.param == "bind":
         return lambda stem: generated(tmp_path_factory, stem)
     return lambda stem: loaded(tmp_path_factory, stem)
@@ -377,7 +377,7 @@ def test_golden_module_text(tmp_path_factory):
 def test_generated_module_imports_by_name_without_this_project(tmp_path_factory):
     """`import saxpy` from the folder, with `compiler` made unimportable."""
     folder = bound_dir(tmp_path_factory)
-    code = ("import sys; sys.modules['compiler'] = None; sys.path.insert(0, sys.argv[1])\n"
+    code = ("import sys; sys.modules['ea_compiler'] = None; sys.path.insert(0, sys.argv[1])\n"
             "import numpy as np, saxpy\n"
             "x = np.ones(9, np.float32); y = np.full(9, 2, np.float32); saxpy.saxpy(x, y, 3.0)\n"
             "print(saxpy.__file__.endswith('saxpy.py'), y.tolist())")

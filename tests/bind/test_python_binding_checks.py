@@ -1,4 +1,4 @@
-"""Argument checks of the generated Python binding and of `compiler.load()`
+"""Argument checks of the generated Python binding and of `ea_compiler.load()`
 (both through the `impl` fixture): the exact error texts, and that a failed
 check leaves every array untouched. Then the `_parallel` variants (§4.2)
 against the sequential call."""
@@ -9,7 +9,7 @@ import pytest
 
 from . import test_python_binding as _base
 
-impl = _base.impl  # the fixture: generated module or compiler.load()
+impl = _base.impl  # the fixture: generated module or ea_compiler.load()
 
 N = 10
 

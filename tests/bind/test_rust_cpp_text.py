@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.bind import cpp, plan, rust
-from compiler.bind.meta import parse_api
+from ea_compiler.bind import cpp, plan, rust
+from ea_compiler.bind.meta import parse_api
 
 ROOT = Path(__file__).resolve().parents[2]
 EA = ROOT / ".venv" / "bin" / "ea"
@@ -134,7 +134,7 @@ def test_golden_files(tmp_path):
 
 
 def test_generators_are_registered_with_their_language_names():
-    from compiler.bind import generator
+    from ea_compiler.bind import generator
     assert generator("--rust") is rust and rust.LANGUAGE == "Rust"
     assert generator("--cpp") is cpp and cpp.LANGUAGE == "C++"
     api = parse_api(json.dumps(IMG), "img")

@@ -10,12 +10,12 @@ import typing
 
 import pytest
 
-from compiler.analysis import analyze
-from compiler.bind import python, torch
-from compiler.bind.ctypes_table import INT_CHECK
-from compiler.bind.meta import parse_api
-from compiler.outputs.metadata import metadata_text
-from compiler.syntax import ast as A
+from ea_compiler.analysis import analyze
+from ea_compiler.bind import python, torch
+from ea_compiler.bind.ctypes_table import INT_CHECK
+from ea_compiler.bind.meta import parse_api
+from ea_compiler.outputs.metadata import metadata_text
+from ea_compiler.syntax import ast as A
 
 
 def arg(name: str, type_: str, out: bool = False, cap: str | None = None) -> dict:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import Options, analyze
-from compiler.codegen import generate
+from ea_compiler import Options, analyze
+from ea_compiler.codegen import generate
 
 from .harness import host_has, link_and_run  # noqa: F401  (host_has is re-exported to the tests)
 

@@ -3,7 +3,7 @@ checker's own quick fix, compiles and computes the i32 sums of four u8*i8
 products that the replacement `madd_i16(maddubs_i16(a, b), ones)` defines."""
 from __future__ import annotations
 
-from compiler import Options, analyze
+from ea_compiler import Options, analyze
 
 from .harness import run_c
 

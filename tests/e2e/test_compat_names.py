@@ -58,7 +58,7 @@ int main(void) { printf("%d %d %d\\n", max(-7, 2), via_max(-7, 2), via_abs(-1));
 
 
 def test_python_loader_exposes_intrinsic_named_functions(tmp_path):
-    from compiler.loader import load
+    from ea_compiler.loader import load
 
     (tmp_path / "names.ea").write_text(SOURCE)
     k = load(str(tmp_path / "names.ea"))

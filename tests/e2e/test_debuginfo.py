@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from compiler.codegen import CompiledModule
-from compiler.build import compile_source
-from compiler.options import Options
+from ea_compiler.codegen import CompiledModule
+from ea_compiler.build import compile_source
+from ea_compiler.options import Options
 
 from .harness import ROOT, ea
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from compiler import Options
+from ea_compiler import Options
 
 from .intrinsics_harness import compile_module
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from compiler import Options
+from ea_compiler import Options
 
 from . import f32_model as fm
 from .intrinsics_harness import Cases, expected_strings, host_has, run_cases

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Options
-from compiler.build import compile_source
+from ea_compiler import Options
+from ea_compiler.build import compile_source
 
 from .harness import ROOT, host_has
 
@@ -144,7 +144,7 @@ SCRIPT = """\
 import sys
 import numpy as np
 sys.path.insert(0, {root!r})
-from compiler.loader import load
+from ea_compiler.loader import load
 
 k = load({path!r}, avx512={avx512!r})
 failures = 0

@@ -101,9 +101,9 @@ def _syntax_keywords(group: str) -> set[str]:
 
 def test_syntax_lists_every_intrinsic_and_vector_type():
     """No Neovim needed: the syntax file follows the compiler's tables."""
-    import compiler.intrinsics as intrinsics
-    from compiler.syntax.tokens import KEYWORDS
-    from compiler.typesys.vectors import VECTORS
+    import ea_compiler.intrinsics as intrinsics
+    from ea_compiler.syntax.tokens import KEYWORDS
+    from ea_compiler.typesys.vectors import VECTORS
 
     assert _syntax_keywords("eaIntrinsic") == set(intrinsics.TABLE) - {"splat"}
     assert _syntax_keywords("eaVectorType") == set(VECTORS)

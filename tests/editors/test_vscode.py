@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Options, analyze
-from compiler.intrinsics import TABLE
-from compiler.syntax.tokens import KEYWORDS, SCALAR_TYPE_KINDS
-from compiler.typesys.vectors import VECTORS
+from ea_compiler import Options, analyze
+from ea_compiler.intrinsics import TABLE
+from ea_compiler.syntax.tokens import KEYWORDS, SCALAR_TYPE_KINDS
+from ea_compiler.typesys.vectors import VECTORS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXT = ROOT / "editors" / "vscode"

@@ -8,7 +8,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler import Diagnostic, SourceFile, Suggestion, analyze
+from ea_compiler import Diagnostic, SourceFile, Suggestion, analyze
 from eals.features.actions import quick_fixes, wants_quickfix
 from eals.support import apply_text_edits, apply_workspace_edit
 from lsp_support import SERVER, open_doc

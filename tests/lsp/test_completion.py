@@ -8,7 +8,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler.intrinsics import TABLE
+from ea_compiler.intrinsics import TABLE
 from lsp_support import HASWELL, SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -1,7 +1,7 @@
 """Diagnostics behaviour of `eals` over stdio, with exact values.
 
 Ranges are checked twice: against literal 0-based lines and UTF-16 characters,
-and against `compiler.analyze` on the same text with the UTF-16 column worked
+and against `ea_compiler.analyze` on the same text with the UTF-16 column worked
 out here independently (`utf16`). Every publishDiagnostics is recorded in
 arrival order (`Recorder`), so version ordering and staleness can be checked.
 """
@@ -20,7 +20,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler import Options, analyze
+from ea_compiler import Options, analyze
 from lsp_support import SERVER, open_doc
 from raw_session import frame, read_frame
 
@@ -85,7 +85,7 @@ def utf16(line_text: str, col: int) -> int:
 
 
 def expected(text: str, uri: str, options: Options | None = None) -> list:
-    """What the server should publish for `text`, computed from compiler.analyze."""
+    """What the server should publish for `text`, computed from ea_compiler.analyze."""
     lines = text.split("\n")
     out = []
     for d in analyze(text, uri, options).diagnostics:

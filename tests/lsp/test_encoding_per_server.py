@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from compiler.tooling import PositionEncoding, SourceFile
+from ea_compiler.tooling import PositionEncoding, SourceFile
 
 from eals.convert import column
 from eals.server import create_server

@@ -1,5 +1,5 @@
 """Hover over stdio: functions show their inspect summary (equal to
-compiler.inspect for the same text and options), intrinsics their
+ea_compiler.inspect for the same text and options), intrinsics their
 signatures, variables their types, constants their values."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler.inspect import inspect
-from compiler.intrinsics import TABLE
+from ea_compiler.inspect import inspect
+from ea_compiler.intrinsics import TABLE
 from eals.config import Config
 from lsp_support import HASWELL, SERVER, at, open_doc
 

@@ -1,5 +1,5 @@
 """Inlay hints over stdio at each level: off, functions (a summary at the
-end of each function header line, equal to compiler.inspect's counts) and
+end of each function header line, equal to ea_compiler.inspect's counts) and
 lines (also each line's LineReport.summary); none for a file with errors."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler.inspect import inspect
+from ea_compiler.inspect import inspect
 from eals.config import Config
 from lsp_support import HASWELL, SERVER, open_doc
 

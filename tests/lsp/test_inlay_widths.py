@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler import analyze
+from ea_compiler import analyze
 from eals.support import apply_workspace_edit
 from lsp_support import HASWELL, SERVER, open_doc
 

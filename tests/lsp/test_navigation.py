@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from compiler import analyze
+from ea_compiler import analyze
 from eals.support import apply_workspace_edit
 from lsp_support import SERVER
 

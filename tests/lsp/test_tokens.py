@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from compiler import analyze
+from ea_compiler import analyze
 from eals.features.tokens import LEGEND, semantic_tokens
 from lsp_support import SERVER
 

@@ -1,7 +1,7 @@
 """The TUI's bench history headlines: newest first, one per bench, quick runs marked."""
 from __future__ import annotations
 
-from tui.bench_format import history_lines
+from ea_tui.bench_format import history_lines
 
 
 def test_history_marks_quick_runs():

@@ -6,10 +6,10 @@ from textual.command import CommandPalette
 
 from tui_support import SIZE, compiled, make_app, row_texts, screen_text, until
 
-from tui.app import main
-from tui.screens.help import HelpScreen
-from tui.screens.target import TargetScreen
-from tui.widgets.code_view import CodeView
+from ea_tui.app import main
+from ea_tui.screens.help import HelpScreen
+from ea_tui.screens.target import TargetScreen
+from ea_tui.widgets.code_view import CodeView
 
 
 async def test_avx512_switch_recompiles_with_zmm(tmp_path):

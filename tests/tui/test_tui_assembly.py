@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tui_support import EXAMPLES, SIZE, compiled, make_app, row_texts, screen_text
 
-from tui.widgets.code_view import CodeView
+from ea_tui.widgets.code_view import CodeView
 
 FMA_STORE_LINE = 9  # store(out, i, fma(va, vb, vc))
 

@@ -7,7 +7,7 @@ from textual.widgets import DataTable
 
 from tui_support import EXAMPLES, SIZE, compiled, make_app, screen_text, until
 
-from compiler import Options
+from ea_compiler import Options
 
 FMA = (EXAMPLES / "fma.ea").read_text()
 WRONG = FMA.replace("fma(a[i], b[i], c[i])", "a[i] * b[i] - c[i]").replace("fma(va, vb, vc)", "va .* vb .- vc")

@@ -5,7 +5,7 @@ import os
 
 from tui_support import SIZE, compiled, make_app, row_texts, screen_text, until
 
-from tui.widgets.code_view import CodeView
+from ea_tui.widgets.code_view import CodeView
 
 BAD = "export func f(a: f32) -> i32 {\n    return a\n}\n"
 

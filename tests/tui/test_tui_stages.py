@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tui_support import SIZE, compiled, make_app, row_texts, screen_text
 
-from tui.widgets.code_view import CodeView
+from ea_tui.widgets.code_view import CodeView
 
 EXPECTED = [  # stage -> text every line of which must be shown, a fragment of it
     ("tokens", 'Export("export") at 2:1'),

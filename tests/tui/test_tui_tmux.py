@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 
 def ea_tui_command() -> list[str]:
     script = Path(sys.executable).with_name("ea-tui")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "tui"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "ea_tui"]
 
 
 class Tmux:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui_support import SIZE, compiled, make_app, row_texts, screen_text
 
-from tui.widgets.code_view import CodeView
+from ea_tui.widgets.code_view import CodeView
 
 VSCALE = """\
 export kernel vscale(data: *f32, out: *mut f32, factor: f32)

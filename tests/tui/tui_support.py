@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler import Options
-from tui.app import EaApp
-from tui.workspace import Workspace
+from ea_compiler import Options
+from ea_tui.app import EaApp
+from ea_tui.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from compiler.tooling import Stages
+from ea_compiler.tooling import Stages
 
 from ..functions import code_owner, function_at, report_for
 from ..messages import SourceCursor

@@ -1,5 +1,5 @@
 """Bench pane: run the file's NumPy benchmark suite (`<stem>.bench.toml`)
-through compiler.bench in a thread worker, with live progress, a results
+through ea_compiler.bench in a thread worker, with live progress, a results
 table, a GB/s-by-size chart against the measured memory bandwidth, and the
 history of earlier runs. `b` runs, `x` runs quick, `c` cancels."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, ProgressBar, SelectionList, Static
 
-from compiler.tooling import (BenchError, Cancelled, Progress, RunReport, Stages, Suite, append_history, find_suite,
+from ea_compiler.tooling import (BenchError, Cancelled, Progress, RunReport, Stages, Suite, append_history, find_suite,
                               load_suite, read_history, run_suite, size_label)
 
 from ..bench_format import COLUMNS, chart_series, history_lines, row_cells, suite_template

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from compiler.tooling import Stages
+from ea_compiler.tooling import Stages
 
 from ..functions import function_at, report_for
 from ..messages import SourceCursor

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from compiler.tooling import Stages
+from ea_compiler.tooling import Stages
 
 from ..rows.stages import STAGES, TITLES, stage_rows, stage_text
 from ..widgets.code_row import make_row

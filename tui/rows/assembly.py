@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from compiler.tooling import INSTRUCTION_KINDS, AsmLine
+from ea_compiler.tooling import INSTRUCTION_KINDS, AsmLine
 
 from ..highlight import asm_display
 from ..widgets.code_row import Row, make_row

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from compiler import Analysis, Diagnostic
+from ea_compiler import Analysis, Diagnostic
 
 from ..highlight import source_spans
 from ..widgets.code_row import Row, make_row

@@ -1,8 +1,8 @@
-"""The explorer's stages (compiler.explore.Stages) as CodeView rows, one
+"""The explorer's stages (ea_compiler.explore.Stages) as CodeView rows, one
 stage at a time, coloured for its language; the gutter numbers the lines."""
 from __future__ import annotations
 
-from compiler.tooling import Stages
+from ea_compiler.tooling import Stages
 
 from ..highlight import ir_spans, token_dump_spans, tree_dump_spans
 from ..widgets.code_row import Row, make_row

@@ -8,7 +8,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Switch
 
-from compiler import Options
+from ea_compiler import Options
 
 from ..target import ARM_TRIPLE, CPU_PRESETS, OPT_LEVELS, with_avx512, with_cpu, with_opt_level, with_triple
 

@@ -1,13 +1,13 @@
 """The inspect summary of one function: the facts `ea inspect` prints
 (counts, vector width, registers, loops with their bottleneck, hints),
 laid out for a pane. The loop table and the phrasing are `ea inspect`'s
-(compiler.tooling: LOOP_HEADER, loop_rows, ...), so the two never differ."""
+(ea_compiler.tooling: LOOP_HEADER, loop_rows, ...), so the two never differ."""
 from __future__ import annotations
 
 from textual.content import Content
 from textual.widgets import Static
 
-from compiler.tooling import LOOP_HEADER, FunctionReport, hint_text, loop_breakdown, loop_rows, vector_registers
+from ea_compiler.tooling import LOOP_HEADER, FunctionReport, hint_text, loop_breakdown, loop_rows, vector_registers
 
 _BOTTLENECK_STYLE = {"memory-bound": "$text-warning", "compute-bound": "$text-success", "mixed": "$text-accent",
                      "latency-bound": "$text-error"}
