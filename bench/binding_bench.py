@@ -82,7 +82,7 @@ def call_overhead(folder: Path, reps: int, calls: int) -> dict:
 
 
 # The first load() of a process, numpy already imported (the caller works on arrays).
-WARM_PROCESS = ("import sys, time\nimport numpy\nfrom compiler import load\nt = time.perf_counter()\n"
+WARM_PROCESS = ("import sys, time\nimport numpy\nfrom ea_compiler import load\nt = time.perf_counter()\n"
                 "load(sys.argv[1])\nprint((time.perf_counter() - t) * 1000)")
 
 

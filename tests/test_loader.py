@@ -250,7 +250,7 @@ def test_dropping_a_kernel_keeps_the_loader_working(tmp_path):
     it is given, so that machine must not be one shared with later builds)."""
     example(tmp_path, "saxpy")
     (tmp_path / "scale.ea").write_text(SCALE.format(k="2.0"))
-    code = ("import gc, sys, numpy as np\nfrom compiler import load, clear_cache\n"
+    code = ("import gc, sys, numpy as np\nfrom ea_compiler import load, clear_cache\n"
             "load(sys.argv[1] + '/saxpy.ea')\nclear_cache(sys.argv[1])\ngc.collect()\n"
             "k = load(sys.argv[1] + '/scale.ea')\nx = np.ones(4, np.float32)\nk.scale(x)\nprint(x.tolist())")
     proc = python(code, str(tmp_path))

@@ -375,7 +375,7 @@ def test_golden_module_text(tmp_path_factory):
 
 
 def test_generated_module_imports_by_name_without_this_project(tmp_path_factory):
-    """`import saxpy` from the folder, with `compiler` made unimportable."""
+    """`import saxpy` from the folder, with `ea_compiler` made unimportable."""
     folder = bound_dir(tmp_path_factory)
     code = ("import sys; sys.modules['ea_compiler'] = None; sys.path.insert(0, sys.argv[1])\n"
             "import numpy as np, saxpy\n"
