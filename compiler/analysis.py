@@ -80,6 +80,12 @@ class Analysis:
         just after the name counts), or None."""
         return self.decisions.intrinsic_named_at(offset)
 
+    def callee_named_from(self, start: int):
+        """The recorded callee (Intrinsic or user-function Symbol) of the call
+        whose name token starts at byte `start`, or None where the checker
+        decided nothing (no call there, or text it could not check)."""
+        return self.decisions.callee_named_from(start)
+
     @staticmethod
     def intrinsic_wins(name: str) -> bool:
         """A call to `name` would call an intrinsic even where the file declares

@@ -1,6 +1,6 @@
 """The tooling API: what the language server (eals/) and the TUI (tui/) use of
-the compiler besides the package's public API (`compiler`). The tools import
-only `compiler` and this module (tests/test_import_boundary.py enforces it),
+the compiler besides the package's public API (`ea_compiler`). The tools import
+only `ea_compiler` and this module (tests/test_import_boundary.py enforces it),
 so the compiler decides once and the tools ask it:
 
 - tokens: kinds, keyword sets, contextual words, `token_class` (the class a
@@ -27,7 +27,7 @@ from .inspect import AsmLine, InspectError, InspectReport, inspect
 from .inspect.listing import INSTRUCTION_KINDS
 from .inspect.model import Counts, FunctionReport, Hint, LoopReport
 from .inspect.render import LOOP_HEADER, hint_text, loop_breakdown, loop_rows, render_text, vector_registers
-from .intrinsics import TABLE, lookup, resolve_call
+from .intrinsics import TABLE, Intrinsic, lookup, resolve_call
 from .source import PositionEncoding, SourceFile, Span, unit_width
 from .symbols import Symbol
 from .syntax import ast
@@ -69,6 +69,7 @@ def significant(tokens: list[Token]) -> list[Token]:
 
 
 __all__ = [
+    "Intrinsic",
     # tokens
     "COMMENT", "CONTEXTUAL_WORDS", "EOF", "HEADER_WORDS", "IDENT", "KEYWORDS", "KEYWORD_KINDS", "NUMBER_KINDS",
     "PARAM_WORDS", "SCALAR_TYPE_KINDS", "STRING", "TAIL_WORDS", "TYPE_IDENTIFIERS", "TYPE_KINDS", "Token",

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from ea_compiler import Analysis
-from ea_compiler.tooling import EOF, HEADER_WORDS, IDENT, TAIL_WORDS, comments, lookup, significant, token_class
+from ea_compiler.tooling import (EOF, HEADER_WORDS, IDENT, TAIL_WORDS, Intrinsic, comments, lookup, significant,
+                                 token_class)
 
 Span = tuple[int, int, str]
 
@@ -27,7 +28,7 @@ def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        category = _token_category(tok, prev, nxt)
+        category = _token_category(analysis, tok, prev, nxt)
         if category:
             start = tok.col - 1
             end = tok.end_col - 1 if tok.end_line == tok.line else start + len(tok.text)
@@ -37,13 +38,19 @@ def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
     return out
 
 
-def _token_category(tok, prev, nxt) -> str | None:
+def _calls_intrinsic(analysis: Analysis, tok) -> bool:
+    """As the checker decided; by the name only where it decided nothing."""
+    callee = analysis.callee_named_from(tok.start)
+    return isinstance(callee, Intrinsic) if callee is not None else lookup(tok.text) is not None
+
+
+def _token_category(analysis: Analysis, tok, prev, nxt) -> str | None:
     call = nxt is not None and nxt.kind == "LeftParen"
     if tok.kind == IDENT:
         if tok.text in HEADER_WORDS or (tok.text in TAIL_WORDS and prev is not None and prev.text == "tail"):
             return "keyword"
         if call:
-            return "intrinsic" if lookup(tok.text) is not None else "function"
+            return "intrinsic" if _calls_intrinsic(analysis, tok) else "function"
         return None
     if call and lookup(tok.text) is not None:  # `splat(...)` is a keyword that works like an intrinsic
         return "intrinsic"

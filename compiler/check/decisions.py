@@ -32,10 +32,13 @@ class Decisions:
     def __init__(self) -> None:
         self._callees: dict[int, tuple[A.Call, Callee]] = {}
         self._context: dict[int, tuple[A.Call, ContextType]] = {}
+        self._by_name_start: dict[int, Callee] | None = None  # built on first use
+
 
     # ---- written by the checker ----
     def record_callee(self, call: A.Call, callee: Callee) -> None:
         self._callees[id(call)] = (call, callee)
+        self._by_name_start = None
 
     def record_context(self, call: A.Call, t: T.Type, defaulted: bool) -> None:
         """A context-typed call typed (again: the last typing is the one that counts)."""
@@ -62,6 +65,13 @@ class Decisions:
             if isinstance(callee, Intrinsic) and call.name_span.start <= offset <= call.name_span.end:
                 return callee
         return None
+
+    def callee_named_from(self, start: int) -> Callee | None:
+        """The callee of the call whose name starts at byte `start` (a token's
+        start, for highlighting: one dictionary lookup per token)."""
+        if self._by_name_start is None:
+            self._by_name_start = {call.name_span.start: callee for call, callee in self._callees.values()}
+        return self._by_name_start.get(start)
 
     def context_type(self, call: A.Call) -> ContextType | None:
         found = self._context.get(id(call))

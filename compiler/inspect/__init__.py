@@ -77,7 +77,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
     machine = machine_for(options, bandwidth_gbs)
     funcs = {f.name: f for f in analysis.desugared.items if isinstance(f, A.Func)}
     classify = classifier(arm)
-    facts = source_facts(analysis.desugared)
+    facts = source_facts(analysis)
     reports: list[FunctionReport] = []
     for fn in parse(module.asm() if asm is None else asm, arm):
         infos = [classify(ins) for ins in fn.instrs]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..intrinsics import entry
 from ..syntax import ast as A
 from ..typesys import model as T
 
@@ -43,18 +44,18 @@ class SourceFacts:
         return max(elems, key=lambda t: (t.bits, t.name)) if elems else None
 
 
-def source_facts(program: A.Program) -> SourceFacts:
+def source_facts(analysis) -> SourceFacts:
+    """What the checked program says per source line. Which calls access
+    memory comes from the checker's recorded callees, not from their names."""
     facts = SourceFacts()
-    for item in program.items:
-        if isinstance(item, A.Func):
-            for stmt in _statements(item.body.stmts):
-                for e in _roots(stmt):
-                    for x in _walk(e):
-                        _note(facts, x)
+    bodies = [item.body for item in analysis.desugared.items if isinstance(item, A.Func)]
+    for x in A.walk(bodies):
+        if isinstance(x, A.Expr):
+            _note(facts, x, analysis)
     return facts
 
 
-def _note(facts: SourceFacts, e: A.Expr) -> None:
+def _note(facts: SourceFacts, e: A.Expr, analysis) -> None:
     line = e.span.line
     if isinstance(e.ty, T.Vector):
         facts.vector_types.setdefault(line, Counter())[e.ty] += 1
@@ -64,70 +65,13 @@ def _note(facts: SourceFacts, e: A.Expr) -> None:
         vectors = [a.ty for a in e.args if isinstance(a.ty, T.Vector)]
         if vectors:  # store(out, i, v): the store instruction carries the call's line
             facts.vector_types.setdefault(line, Counter()).update(vectors)
-        is_memory = e.name in _MEMORY_CALLS or (e.name.startswith("load_") and isinstance(e.ty, T.Vector))
-        if is_memory and isinstance(e.args[0].ty, T.Pointer):
+        intr = analysis.decisions.intrinsic_of(e)
+        name = entry(intr).name if intr is not None else None
+        if name in _MEMORY_CALLS and isinstance(e.args[0].ty, T.Pointer):
             facts.access_elems.setdefault(line, set()).add(e.args[0].ty.pointee)
-        if e.name == "stream_store" and len(e.args) == 3:
+        if name == "stream_store" and len(e.args) == 3:
             value = e.args[2].ty
             size = value.bits // 8 if isinstance(value, (T.Vector, T.Scalar)) else 0
             facts.stream_stores[line] = max(facts.stream_stores.get(line, 0), size)
     elif isinstance(e, A.Index) and isinstance(e.base.ty, T.Pointer):
         facts.access_elems.setdefault(line, set()).add(e.base.ty.pointee)
-
-
-def _statements(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, (A.While, A.ForEach)):
-            yield from _statements(s.body.stmts)
-        elif isinstance(s, A.Unroll):
-            yield from _statements([s.loop])
-        elif isinstance(s, A.If):
-            yield from _statements(s.then.stmts)
-            if isinstance(s.orelse, A.Block):
-                yield from _statements(s.orelse.stmts)
-            elif s.orelse is not None:
-                yield from _statements([s.orelse])
-
-
-def _roots(stmt):
-    """The expressions a statement evaluates itself (not those of nested blocks)."""
-    if isinstance(stmt, A.Let):
-        yield stmt.value
-    elif isinstance(stmt, A.Assign):
-        yield stmt.target
-        yield stmt.value
-    elif isinstance(stmt, A.ExprStmt):
-        yield stmt.expr
-    elif isinstance(stmt, A.Return) and stmt.value is not None:
-        yield stmt.value
-    elif isinstance(stmt, (A.If, A.While)):
-        yield stmt.cond
-    elif isinstance(stmt, A.ForEach):
-        yield stmt.start
-        yield stmt.end
-
-
-def _walk(e):
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        yield x
-        if isinstance(x, A.Binary):
-            stack += [x.left, x.right]
-        elif isinstance(x, A.Paren):
-            stack.append(x.inner)
-        elif isinstance(x, A.Unary):
-            stack.append(x.operand)
-        elif isinstance(x, A.Call):
-            stack += x.args
-        elif isinstance(x, A.Index):
-            stack += [x.base, x.index]
-        elif isinstance(x, A.Field):
-            stack.append(x.base)
-        elif isinstance(x, A.StructLit):
-            stack += [f.value for f in x.fields]
-        elif isinstance(x, A.VectorLit):
-            stack += x.elems

@@ -38,8 +38,9 @@ async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
         text = _struct(analysis, sym)
     elif sym is not None:
         text = _variable(sym)
-    elif lookup(tok.text) is not None:
-        text = intrinsic_markdown(lookup(tok.text))
+    elif (intr := analysis.intrinsic_called_at(tok.start) or lookup(tok.text)) is not None:
+        # a call: what the checker decided it calls; a bare name: the table's entry
+        text = intrinsic_markdown(intr)
     elif tok.text in VECTORS or tok.text in SCALARS:
         text = _builtin_type(tok.text)
     else:

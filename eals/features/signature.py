@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import lookup
+from ea_compiler.tooling import Intrinsic, Symbol, lookup
 
 from ..convert import offset
 from ..lookup import call_at, callable_named, params_of, split_params
@@ -28,14 +28,17 @@ async def _help(ls, uri: str, pos: lsp.Position) -> lsp.SignatureHelp | None:
     call = call_at(analysis, offset(analysis.source, pos))
     if call is None:
         return None
-    sym = callable_named(analysis, call.name)  # a user function shadows an intrinsic
-    if sym is not None:
+    callee = analysis.callee_named_from(call.name_token.start)  # what the checker decided
+    if callee is None:  # text the checker could not check (being typed): go by the name
+        callee = callable_named(analysis, call.name) or lookup(call.name)
+    if isinstance(callee, Symbol):
+        sym = callee
         params = params_of(analysis, sym.name)
         ret = "" if str(sym.type) == "void" else f" -> {sym.type}"
         sigs = [_signature(call.name, [(p.name, str(p.type)) for p in params], ret, sym.detail)]
     else:
-        intr = lookup(call.name)
-        if intr is None:
+        intr = callee
+        if not isinstance(intr, Intrinsic):
             return None
         sigs = []
         for text in intr.signatures:

@@ -16,6 +16,7 @@ from lsprotocol import types as lsp
 
 from ea_compiler.tooling import (CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding, comments,
                               gc_paused, significant, token_class)
+from ea_compiler.tooling import Intrinsic
 from ea_compiler.tooling import lookup as intrinsic
 
 from ..convert import encoding
@@ -60,7 +61,7 @@ class _Columns:
         return len(self.source.line_text(line)) + 1
 
 
-def _identifier(tokens, i: int, occ) -> tuple[str, int]:
+def _identifier(analysis, tokens, i: int, occ) -> tuple[str, int]:
     tok = tokens[i]
     if occ is not None:
         sym = occ.symbol
@@ -71,7 +72,7 @@ def _identifier(tokens, i: int, occ) -> tuple[str, int]:
             mods |= MUTABLE
         return _SYMBOL_TYPE.get(sym.kind, "variable"), mods
     before = [tokens[j].kind if j >= 0 else None for j in (i - 1, i - 2, i - 3)]
-    if tokens[i + 1].kind == "LeftParen" and intrinsic(tok.text) is not None:
+    if tokens[i + 1].kind == "LeftParen" and _calls_intrinsic(analysis, tok):
         return "macro", DEFAULT_LIBRARY
     if before[:2] == ["LeftBracket", "Hash"] or \
             (before[0] == "LeftParen" and tokens[i - 2].text == "cfg" and before[2] == "LeftBracket"):
@@ -81,6 +82,13 @@ def _identifier(tokens, i: int, occ) -> tuple[str, int]:
     if tok.text in CONTEXTUAL_WORDS:
         return "keyword", 0
     return "variable", 0
+
+
+def _calls_intrinsic(analysis, tok) -> bool:
+    """Whether the call named by `tok` calls an intrinsic, as the checker decided;
+    by the name only where it decided nothing (text it could not check)."""
+    callee = analysis.callee_named_from(tok.start)
+    return isinstance(callee, Intrinsic) if callee is not None else intrinsic(tok.text) is not None
 
 
 def classify(analysis) -> list[tuple[int, int, int, int, int]]:
@@ -96,7 +104,7 @@ def classify(analysis) -> list[tuple[int, int, int, int, int]]:
             break
         if kind == IDENT:
             occ = by_start.get(tok.start)
-            name, mods = _identifier(tokens, i, occ if occ is not None and occ.span.end == tok.end else None)
+            name, mods = _identifier(analysis, tokens, i, occ if occ is not None and occ.span.end == tok.end else None)
         elif kind == "Splat":
             name, mods = "macro", DEFAULT_LIBRARY
         elif kind == "Hash":
