@@ -8,7 +8,7 @@ from ..analysis import analyze
 from ..options import Options
 from ..render import render_all
 from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
-from .flags import expand_sources, wants_help
+from .flags import read_sources, wants_help
 
 USAGE = "usage: ea check <file.ea|dir>... [--format text|json] [target options]"
 HELP = USAGE + """
@@ -52,15 +52,8 @@ def run_check(args: list[str]) -> int:
     validate(opts)
     report = []
     errors = warnings = 0
-    files = expand_sources(inputs)
-    for path, problem in files:
-        data = None
-        if problem is None:
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError as err:
-                problem = err.strerror or str(err)
+    files = read_sources(inputs)
+    for path, data, problem in files:
         if data is None:
             errors += 1
             message = f"cannot read '{path}': {problem}"

@@ -27,3 +27,19 @@ def expand_sources(paths: list[str]) -> list[tuple[str, str | None]]:
             out.append((path, "no .ea files in this directory"))
         out.extend((str(p), None) for p in files)
     return out
+
+
+def read_sources(paths: list[str]) -> list[tuple[str, bytes | None, str | None]]:
+    """`expand_sources`, then each file read: (path, bytes, None), or
+    (path, None, why it cannot be read)."""
+    out: list[tuple[str, bytes | None, str | None]] = []
+    for path, problem in expand_sources(paths):
+        data = None
+        if problem is None:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError as err:
+                problem = err.strerror or str(err)
+        out.append((path, data, problem))
+    return out

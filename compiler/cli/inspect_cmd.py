@@ -10,7 +10,7 @@ from ..inspect import InspectError, inspect, render_text
 from ..options import Options
 from ..render import render_all
 from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
-from .flags import expand_sources, wants_help
+from .flags import read_sources, wants_help
 
 USAGE = "usage: ea inspect <file.ea> [--opt-level=N] [--target=CPU] [--target-triple=T] [--avx512] " \
         "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--json]"
@@ -55,20 +55,20 @@ def run_inspect(args: list[str]) -> int:
                 raise UsageError(f"unknown inspect option '{arg}'")
             opts = new
     validate(opts)
-    files = expand_sources(inputs)
+    files = read_sources(inputs)
     if len(files) == 1:
-        path, problem = files[0]
-        report = _inspect_one(path, problem, opts, bandwidth)
+        path, data, problem = files[0]
+        report = _inspect_one(path, data, problem, opts, bandwidth)
         if report is None:
             return 1
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if as_json else render_text(report))
         return 0
     code, docs = 0, []
-    for k, (path, problem) in enumerate(files):
+    for k, (path, data, problem) in enumerate(files):
         if not as_json:
             sys.stdout.write(f"{chr(10) if k else ''}==> {path} <==\n")
             sys.stdout.flush()
-        report = _inspect_one(path, problem, opts, bandwidth, docs if as_json else None)
+        report = _inspect_one(path, data, problem, opts, bandwidth, docs if as_json else None)
         if report is None:
             code = 1
         elif as_json:
@@ -81,17 +81,10 @@ def run_inspect(args: list[str]) -> int:
     return code
 
 
-def _inspect_one(path: str, problem: str | None, opts: Options, bandwidth: float | None,
-                 docs: list | None = None):
+def _inspect_one(path: str, data: bytes | None, problem: str | None, opts: Options,
+                 bandwidth: float | None, docs: list | None = None):
     """The report of one file, or None after printing why there is none (and
     recording it in `docs` for JSON)."""
-    data = None
-    if problem is None:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as err:
-            problem = err.strerror or str(err)
     if data is None:
         message = f"cannot read '{path}': {problem}"
         print(f"error: {message}", file=sys.stderr)
