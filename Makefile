@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench system-deps nvim-newer vscode-deps clean
+.PHONY: demo test bench system-deps nvim-newer vscode-deps vscode-host clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,11 +32,16 @@ $(VSCODE_STAMP): editors/vscode/package-lock.json
 	  cd editors/vscode && npm ci --no-audit --no-fund && touch node_modules/.installed; \
 	else echo "npm not found: the VS Code extension tests will be skipped"; fi
 
+# code-server 4.139.1 (a real VS Code extension host) with Node.js 24 from npm, built into .cache/ once
+# (tests/editors/test_vscode_host.py); needs system-deps (chromium, native-module build packages).
+vscode-host: system-deps
+	@./.ci/vscode-host.sh
+
 demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
 	$(BIN)/python examples/demo.py
 
-test: $(STAMP) system-deps nvim-newer vscode-deps
+test: $(STAMP) system-deps nvim-newer vscode-deps vscode-host
 	$(BIN)/pytest
 
 bench: $(STAMP)

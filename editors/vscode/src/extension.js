@@ -6,11 +6,7 @@
 const os = require('os');
 const path = require('path');
 const vscode = require('vscode');
-const {
-  LanguageClient,
-  TransportKind,
-  DidChangeConfigurationNotification,
-} = require('vscode-languageclient/node');
+const { LanguageClient, DidChangeConfigurationNotification } = require('vscode-languageclient/node');
 
 const SECTION = 'ea';
 const INLAY_LEVELS = ['off', 'functions', 'lines'];
@@ -64,10 +60,11 @@ function createClient() {
   const root = workspaceRoot();
   const command = resolveServerCommand(
     vscode.workspace.getConfiguration(SECTION).get('serverPath', 'eals'), root);
+  // No `transport`: with TransportKind.stdio the client appends `--stdio` to the arguments, which
+  // eals rejects; without it the client still speaks LSP over the process's stdin/stdout.
   const serverOptions = {
     command,
     args: [],
-    transport: TransportKind.stdio,
     options: root ? { cwd: root } : {},
   };
   const clientOptions = {

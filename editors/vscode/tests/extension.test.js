@@ -22,7 +22,9 @@ test('activate starts the server command from ea.serverPath over stdio with the 
   const client = h.state.clients[0];
   assert.equal(client.running, true);
   assert.equal(client.serverOptions.command, '/opt/ea/bin/eals');
-  assert.equal(client.serverOptions.transport, h.TransportKind.stdio);
+  // stdio without `transport`: TransportKind.stdio would make the real client append `--stdio`.
+  assert.equal(client.serverOptions.transport, undefined);
+  assert.deepEqual(client.serverOptions.args, []);
   assert.deepEqual(client.clientOptions.documentSelector.map((s) => s.language), ['ea', 'ea']);
   assert.deepEqual(client.clientOptions.initializationOptions, {
     ea: { target_cpu: 'skylake-avx512', target_triple: '', avx512: true, opt_level: 2, inlayHints: 'lines' },

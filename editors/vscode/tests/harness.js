@@ -71,7 +71,6 @@ function loadExtension({ settings = {}, workspaceRoot } = {}) {
   };
 
   const DidChangeConfigurationNotification = { type: { method: 'workspace/didChangeConfiguration' } };
-  const TransportKind = { stdio: 0, ipc: 1, pipe: 2, socket: 3 };
 
   class FakeLanguageClient {
     constructor(id, name, serverOptions, clientOptions) {
@@ -101,7 +100,7 @@ function loadExtension({ settings = {}, workspaceRoot } = {}) {
     }
   }
 
-  const fakeClientModule = { LanguageClient: FakeLanguageClient, TransportKind, DidChangeConfigurationNotification };
+  const fakeClientModule = { LanguageClient: FakeLanguageClient, DidChangeConfigurationNotification };
 
   const ext = requireWith(EXTENSION, { vscode: fakeVscode, 'vscode-languageclient/node': fakeClientModule });
 
@@ -121,7 +120,7 @@ function loadExtension({ settings = {}, workspaceRoot } = {}) {
     }
   }
 
-  return { ext, state, context, changeSettings, TransportKind, DidChangeConfigurationNotification };
+  return { ext, state, context, changeSettings, DidChangeConfigurationNotification };
 }
 
 module.exports = { loadExtension };
