@@ -34,8 +34,10 @@ $(VSCODE_STAMP): editors/vscode/package-lock.json
 
 # code-server 4.139.1 (a real VS Code extension host) with Node.js 24 from npm, built into .cache/ once
 # (tests/editors/test_vscode_host.py); needs system-deps (chromium, native-module build packages).
+# Optional: if the install fails (e.g. the npm registry is unreachable) the host test is skipped with
+# its reason, as the other optional toolchains are; the fake-host tests still run.
 vscode-host: system-deps
-	@./.ci/vscode-host.sh
+	@./.ci/vscode-host.sh || echo "VS Code host not installed: tests/editors/test_vscode_host.py will be skipped"
 
 demo: $(STAMP)
 	$(BIN)/ea check examples/*.ea
