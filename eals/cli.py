@@ -8,6 +8,8 @@ import logging
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="eals", description="Eä language server")
     parser.add_argument("--tcp", metavar="[HOST:]PORT", help="listen on TCP instead of stdio")
+    # Clients such as vscode-languageclient (TransportKind.stdio) pass --stdio: stdio is the default.
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     args = parser.parse_args(argv)
     from ea_compiler import __version__

@@ -121,3 +121,20 @@ def test_a_client_that_pulls_is_not_also_pushed_to(session):
     session.send({"id": 10, "method": "shutdown"})
     session.answer(10)
     assert not [m for m in session.seen if m.get("method") == "textDocument/publishDiagnostics"]
+
+
+def test_stdio_flag_is_accepted():
+    """vscode-languageclient's stdio transport starts the server as `eals --stdio`."""
+    import subprocess
+    import sys
+    from raw_session import ROOT, frame, read_frame
+    proc = subprocess.Popen([sys.executable, "-m", "eals.cli", "--stdio"], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        proc.stdin.flush()
+        assert "capabilities" in read_frame(proc.stdout)["result"]
+    finally:
+        proc.kill()
+        proc.wait()
