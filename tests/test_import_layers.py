@@ -134,7 +134,7 @@ def test_analysis_never_imports_llvmlite():
 
 def test_analysis_never_loads_llvm():
     """At run time: analysing a correct file and a broken one leaves llvmlite unloaded."""
-    code = ("import sys, compiler\n"
+    code = ("import sys, ea_compiler\n"
             "ok = ea_compiler.analyze(open(sys.argv[1], 'rb').read(), sys.argv[1])\n"
             "bad = ea_compiler.analyze('export func f(x: i32) -> i32 { return y }', 'bad.ea')\n"
             "assert ok.diagnostics == [] and bad.errors, (ok.diagnostics, bad.diagnostics)\n"
