@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ea_compiler.tooling import Diagnostic, FunctionReport, InspectError, inspect_function, target_description
 
-BUDGET_S = 0.06  # compile time an inlay request may spend before the rest goes to the background
+BUDGET_S = 0.04  # compile time an inlay request may spend before the rest goes to the background
 
 
 @dataclass
