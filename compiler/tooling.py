@@ -25,7 +25,7 @@ from .diagnostics import Diagnostic
 from .explore import Stages, explore
 from .gc_pause import gc_paused
 from .inspect import AsmLine, InspectError, InspectReport, inspect
-from .inspect.incremental import function_names, inspect_function, target_description
+from .inspect.incremental import inspect_function, target_description
 from .inspect.listing import INSTRUCTION_KINDS
 from .inspect.model import Counts, FunctionReport, Hint, LoopReport
 from .inspect.render import LOOP_HEADER, hint_text, loop_breakdown, loop_rows, render_text, vector_registers
@@ -82,7 +82,7 @@ __all__ = [
     "analyze", "ast", "lookup", "resolve_call", "types",
     # compiled code: explorer, inspect report and its rendering, listing
     "AsmLine", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",
-    "LOOP_HEADER", "LoopReport", "Stages", "explore", "function_names", "hint_text", "inspect", "inspect_function",
+    "LOOP_HEADER", "LoopReport", "Stages", "explore", "hint_text", "inspect", "inspect_function",
     "loop_breakdown", "loop_rows", "render_text", "target_description", "vector_registers",
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",

@@ -91,3 +91,15 @@ def test_compiled_again_only_when_it_or_its_callees_change():
     other_cpu = analyze(SRC, "k.ea", Options(target_cpu="skylake-avx512", target_triple="x86_64-unknown-linux-gnu",
                                              avx512=True))
     assert inspect_function(other_cpu, "a") is not a
+
+
+def test_a_private_function_shows_its_code_in_the_callers_that_compile():
+    two_callers = SRC + "\nexport func c(x: *f32) -> f32x8 {\n    return scale(load(x, 0)) + 1\n}\n"
+    analysis = analyze(two_callers, "k.ea", HASWELL)
+    assert [d.span.line for d in analysis.errors] == [24]
+    assert inspect_function(analysis, "scale").inlined_into == ["a"]  # `c` has an error
+    only_broken = analyze(SRC.replace("store(y, i, scale(load(x, i)))", "store(y, i, scale(load(x, i)) + 1)"),
+                          "k.ea", HASWELL)
+    with pytest.raises(InspectError) as err:
+        inspect_function(only_broken, "scale")
+    assert [d.span.line for d in err.value.diagnostics] == [10]

@@ -20,7 +20,7 @@ import weakref
 from collections import OrderedDict
 
 from ..analysis import Analysis
-from ..build import compile_functions
+from ..build import compile_functions, errors_blocking
 from ..codegen import callee_closure
 from ..codegen.target import describe as describe_target
 from ..syntax import ast as A
@@ -88,14 +88,19 @@ def inspect_function(analysis: Analysis, name: str, bandwidth_gbs: float | None 
         return None
     if is_root(func):
         return _unit(analysis, graph, name, bandwidth_gbs)
-    from . import inlined_report
-    return inlined_report(func, [_unit(analysis, graph, r, bandwidth_gbs)
-                                 for r in graph.roots_reaching(name)])
-
-
-def function_names(analysis: Analysis) -> list[str]:
-    """The functions `inspect_function` reports on (for the target's architecture)."""
-    return list(_graph(analysis).funcs)
+    from . import InspectError, inlined_report
+    blocking = errors_blocking(analysis, [name])
+    if blocking:
+        raise InspectError(blocking, analysis)
+    callers, failures = [], []
+    for root in graph.roots_reaching(name):
+        try:
+            callers.append(_unit(analysis, graph, root, bandwidth_gbs))
+        except InspectError as err:  # a caller with an error of its own: the others still show its code
+            failures.append(err)
+    if failures and not callers:
+        raise failures[0]
+    return inlined_report(func, callers)
 
 
 def target_description(analysis: Analysis) -> str:
