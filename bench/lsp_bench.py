@@ -214,6 +214,7 @@ def run(edits: int, lines: int, hovers: int = 40) -> dict:
         _, init = client.request("initialize", {"processId": None, "rootUri": None,
                                                 "initializationOptions": {"ea": {"inlayHints": "lines"}},
                                                 "capabilities": {
+            "workspace": {"inlayHint": {"refreshSupport": True}},  # as VS Code and Neovim >= 0.10 declare
             "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
                              "completion": {"completionItem": {"snippetSupport": True}}}}})
         caps = init["result"]["capabilities"]

@@ -7,11 +7,11 @@ text, its callees' text or the options change. The work runs in
 `server.codegen_pool` (one thread, LLVM is single-threaded here), never on
 the event loop, and only for the analysis of the document's current version.
 
-A request waits only for the functions it names. Functions asked for
-beyond a time budget (inlay hints over a large range) are compiled in the
-background one per pool job, so a hover arriving meanwhile waits for at most
-one function; when they are done the client is asked to refresh its inlay
-hints, if it said it can (`workspace/inlayHint/refresh`)."""
+A request waits only for the functions it names. With a time budget (inlay
+hints over a large range, for a client that supports
+`workspace/inlayHint/refresh`), the functions not done in time are compiled
+in the background one per pool job, so a hover arriving meanwhile waits for
+at most one function; when they are done the client is asked to refresh."""
 from __future__ import annotations
 
 import asyncio

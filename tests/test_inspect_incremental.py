@@ -103,3 +103,21 @@ def test_a_private_function_shows_its_code_in_the_callers_that_compile():
     with pytest.raises(InspectError) as err:
         inspect_function(only_broken, "scale")
     assert [d.span.line for d in err.value.diagnostics] == [10]
+
+
+def test_a_moved_function_is_not_compiled_again(monkeypatch):
+    from ea_compiler.inspect import incremental
+    first = analyze(SRC, "k.ea", HASWELL)
+    before = inspect_function(first, "a")
+    compiled = []
+    real = incremental.compile_functions
+    monkeypatch.setattr(incremental, "compile_functions", lambda *args: compiled.append(args) or real(*args))
+    moved_text = "// three new lines\n\n\n" + SRC.replace("x[0] + 1.0", "x[0]\n        + 1.0")
+    moved = analyze(moved_text, "k.ea", HASWELL)
+    fresh = {f.name: f for f in inspect(moved_text, "k.ea", HASWELL).functions}
+    after = inspect_function(moved, "a")
+    assert compiled == []  # `a` and `scale` only moved
+    assert after == fresh["a"] and after != before
+    assert sorted(after.lines) == [ln + 3 for ln in sorted(before.lines)]
+    assert inspect_function(moved, "scale") == fresh["scale"]
+    assert inspect_function(moved, "b") == fresh["b"] and len(compiled) == 1  # `b` changed

@@ -97,21 +97,34 @@ class ModuleEmitter:
         return g
 
 
-def callee_closure(funcs: list[A.Func], decisions, names) -> set[str]:
+def callee_closure(funcs: list[A.Func], decisions, names, calls=None) -> set[str]:
     """`names` and every function they call, directly or through others
-    (the callees are the checker's decisions), among `funcs`."""
+    (the callees are the checker's decisions), among `funcs`; `calls` is
+    `direct_callees` of `funcs` when the caller already has it."""
     by_name = {f.name: f for f in funcs}
+    calls = calls if calls is not None else {}
     todo = [n for n in names if n in by_name]
     seen = set(todo)
     while todo:
-        f = by_name[todo.pop()]
-        for node in A.walk(f.body.stmts):
-            if isinstance(node, A.Call):
-                callee = decisions.function_of(node)
-                if callee is not None and callee.name in by_name and callee.name not in seen:
-                    seen.add(callee.name)
-                    todo.append(callee.name)
+        name = todo.pop()
+        if name not in calls:
+            calls[name] = direct_callees(by_name[name], decisions)
+        for callee in calls[name]:
+            if callee in by_name and callee not in seen:
+                seen.add(callee)
+                todo.append(callee)
     return seen
+
+
+def direct_callees(f: A.Func, decisions) -> set[str]:
+    """The names of the user functions `f`'s body calls."""
+    found = set()
+    for node in A.walk(f.body.stmts):
+        if isinstance(node, A.Call):
+            callee = decisions.function_of(node)
+            if callee is not None:
+                found.add(callee.name)
+    return found
 
 
 class FuncEmitter(ExprEmitter, StmtEmitter):

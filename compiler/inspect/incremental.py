@@ -2,7 +2,9 @@
 and callees check clean gets its report while other functions of the file
 have errors, and a report is compiled again only when the text of the
 function, of a function it calls, of the file's declarations (structs,
-constants) or the options changed.
+constants) or the options changed. A function that only moved (lines
+inserted above it) keeps its machine code: the source lines its assembly
+names are moved with it and the report is read again.
 
     report = inspect_function(analysis, "k3")   # FunctionReport, or None: no such function
     # InspectError(diagnostics): errors in k3 or in what it calls block it
@@ -15,17 +17,20 @@ that reach it, as `inspect_module` does for a whole file.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from ..analysis import Analysis
 from ..build import compile_functions, errors_blocking
 from ..codegen import callee_closure
 from ..codegen.target import describe as describe_target
 from ..syntax import ast as A
+from .model import FunctionReport
 
-_CACHE: OrderedDict = OrderedDict()  # unit key -> FunctionReport of the unit's root
+_CACHE: OrderedDict = OrderedDict()  # unit key -> _Unit
 _CACHE_SIZE = 1024
 _LOCK = threading.Lock()
 _GRAPHS: dict = {}  # id(analysis) -> (weak reference to it, its _Graph); analyses are unhashable
@@ -40,8 +45,8 @@ class _Graph:
         self.funcs = {f.name: f for f in analysis.desugared.items
                       if isinstance(f, A.Func) and f.cfg in (None, arch)}
         self._data = analysis.source.data  # spans are byte offsets into it
-        self.closures = {name: callee_closure(list(self.funcs.values()), analysis.decisions, [name])
-                         for name in self.funcs}
+        funcs, calls = list(self.funcs.values()), {}
+        self.closures = {name: callee_closure(funcs, analysis.decisions, [name], calls) for name in self.funcs}
         declarations = b"\0".join(self._slice(i.span) for i in analysis.ast.items
                                   if not isinstance(i, (A.Func, A.Kernel)))
         self.declarations = hashlib.blake2b(declarations, digest_size=16).digest()
@@ -50,12 +55,18 @@ class _Graph:
         return self._data[span.start:span.end]
 
     def unit_key(self, root: str, options_key, bandwidth) -> tuple:
-        # Line numbers are part of the key: reports name source lines.
-        parts = sorted((n, (self.funcs[n].origin or self.funcs[n]).span.line,
-                        hashlib.blake2b(self._slice((self.funcs[n].origin or self.funcs[n]).span),
-                                        digest_size=16).digest())
+        # No line numbers: a function moved by an edit above it keeps its code (see _relocate).
+        parts = sorted((n, hashlib.blake2b(self._slice(self.span(n)), digest_size=16).digest())
                        for n in self.closures[root])
         return root, tuple(parts), self.declarations, options_key, bandwidth
+
+    def span(self, name: str):
+        """The function as written (a kernel's text for the function desugared from it)."""
+        return (self.funcs[name].origin or self.funcs[name]).span
+
+    def lines(self, root: str) -> dict[str, tuple[int, int]]:
+        """First and last line of each function of the unit."""
+        return {n: (self.span(n).line, self.span(n).end_line) for n in self.closures[root]}
 
     def roots_reaching(self, name: str) -> list[str]:
         return [r for r in self.funcs if is_root(self.funcs[r]) and name in self.closures[r]]
@@ -108,24 +119,59 @@ def target_description(analysis: Analysis) -> str:
     return describe_target(analysis.options)
 
 
-def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs):
+@dataclass
+class _Unit:
+    asm: str  # its `.loc` lines name the source lines in `lines`
+    lines: dict[str, tuple[int, int]]
+    report: FunctionReport
+
+
+def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs) -> FunctionReport:
     from . import InspectError, inspect_module
+    blocking = errors_blocking(analysis, [root])  # also on a hit: an error may lie outside the unit's text
+    if blocking:
+        raise InspectError(blocking, analysis)
     key = graph.unit_key(root, analysis.options.key(), bandwidth_gbs)
+    lines = graph.lines(root)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
-            return hit
-    module, blocking = compile_functions(analysis, [root])
-    if module is None:
-        raise InspectError(blocking, analysis)
-    report = next(r for r in inspect_module(analysis, module, bandwidth_gbs, names=[root]).functions
+    if hit is not None and hit.lines == lines:
+        return hit.report
+    if hit is not None:  # the same code, moved: read its machine code again at the new lines
+        asm = _relocate(hit.asm, hit.lines, lines)
+    else:
+        module, blocking = compile_functions(analysis, [root])
+        if module is None:
+            raise InspectError(blocking, analysis)
+        asm = module.asm()
+    report = next(r for r in inspect_module(analysis, None, bandwidth_gbs, asm=asm, names=[root]).functions
                   if r.name == root)
     with _LOCK:
-        _CACHE[key] = report
+        _CACHE[key] = _Unit(asm, lines, report)
+        _CACHE.move_to_end(key)
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return report
+
+
+_LOC = re.compile(r"^(\s*\.loc\s+\d+\s+)(\d+)", re.M)
+
+
+def _relocate(asm: str, old: dict[str, tuple[int, int]], new: dict[str, tuple[int, int]]) -> str:
+    """`asm` with the source line of every `.loc` directive moved by as many
+    lines as the function it lies in moved (line 0, compiler-made code, stays)."""
+    moves = [(first, last, new[name][0] - first) for name, (first, last) in old.items() if new[name][0] != first]
+
+    def move(m: re.Match) -> str:
+        line = int(m.group(2))
+        for first, last, delta in moves:
+            if first <= line <= last:
+                return m.group(1) + str(line + delta)
+        return m.group(0)
+
+    return _LOC.sub(move, asm)
 
 
 def clear_function_cache() -> None:

@@ -5,7 +5,9 @@ and, at level "lines", what each source line compiled to (`1 vector load ·
 its header line). Level from `server.config.inlay_hints` (off / functions /
 lines). Only the functions in the range are compiled, each on its own
 (eals/machine.py): a function with errors in it or its callees gets no
-hints, the others do. Type hints for the widths of context-typed calls come
+hints, the others do. A client that supports `workspace/inlayHint/refresh`
+gets what compiled within a budget at once, and a refresh when the rest is
+done; any other client gets the whole range in one answer. Type hints for the widths of context-typed calls come
 from inlay_widths, at every level but off."""
 from __future__ import annotations
 
@@ -66,7 +68,9 @@ async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
         return []
     widths = width_hints(analysis, rng)
     items = visible_functions(analysis, analysis.options.arch, rng)
-    found_code = await machine_code(ls, uri, analysis, [item.name for item in items], budget=BUDGET_S)
+    # A partial answer only to a client we can ask to refresh; any other waits for the whole range.
+    budget = BUDGET_S if ls.client.inlay_refresh else None
+    found_code = await machine_code(ls, uri, analysis, [item.name for item in items], budget=budget)
     if found_code is None:
         return []  # the text changed meanwhile: the client asks again
     source = analysis.source
