@@ -58,10 +58,11 @@ async def machine_code(server, uri: str, analysis, names: list[str],
     if not names:
         return {}
 
+    deadline = None if budget is None else time.perf_counter() + budget  # counted from the request: queueing too
+
     def work():
         if not _current(server, uri, analysis):
             return None  # superseded while queued
-        deadline = None if budget is None else time.perf_counter() + budget
         return _compile(analysis, names, deadline)
 
     done = await asyncio.get_running_loop().run_in_executor(server.codegen_pool, work)
