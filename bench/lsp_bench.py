@@ -9,7 +9,8 @@ JSON-RPC client over the pipes of an `eals` process):
   (the same request again), over --hovers edits spread over the file;
 - inlay hints (level "lines") for the 60 lines around an edited function,
   as an editor asks for its visible range, over --hovers edits: scrolling
-  (edits in consecutive functions) and jumping (each range new);
+  (edits in consecutive functions), jumping (each range new), and a line
+  inserted and deleted again (the functions below it move);
 - completion p95.
 
     .venv/bin/python bench/lsp_bench.py [--edits N] [--hovers N] [--lines N] [--json]
@@ -32,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 URI = "file:///tmp/lsp_bench.ea"
 TARGETS_MS = {"diagnostics": 50.0, "hover cold": 100.0, "hover cached": 10.0, "inlay scrolling": 100.0,
-              "inlay jumping": 100.0,
+              "inlay jumping": 100.0, "inlay new line": 100.0,
               "completion": 30.0}
 GOOD, BAD = "        acc = acc .+ load_f32x4(a, i)", "        acc = acc + load_f32x4(a, i)"
 
@@ -117,11 +118,15 @@ class Client:
 
     def change_line(self, version: int, line: int, old: str, new: str) -> float:
         """Replace one line; return ms until its version's diagnostics arrive."""
+        return self.change(version, (line, 0), (line, len(old)), new)
+
+    def change(self, version: int, start: tuple[int, int], end: tuple[int, int], new: str) -> float:
+        """Replace a range; return ms until its version's diagnostics arrive."""
         since = len(self.inbox)
         sent = self.notify("textDocument/didChange", {
             "textDocument": {"uri": URI, "version": version},
-            "contentChanges": [{"range": {"start": {"line": line, "character": 0},
-                                          "end": {"line": line, "character": len(old)}}, "text": new}]})
+            "contentChanges": [{"range": {"start": {"line": start[0], "character": start[1]},
+                                          "end": {"line": end[0], "character": end[1]}}, "text": new}]})
         stamp, _ = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                              and m["params"]["uri"] == URI and m["params"].get("version") == version, since)
         return (stamp - sent) * 1000.0
@@ -208,6 +213,25 @@ def inlay_after_edits(client: Client, version: int, lines: int, count: int, note
     return summary(times), version
 
 
+def inlay_after_new_lines(client: Client, version: int, lines: int, count: int):
+    """Press Enter in a function's body (a line inserted: every function below
+    it moves), wait for the diagnostics, ask for the inlay hints of the 60
+    lines around it; then delete the line again. The functions that only
+    moved are not compiled again."""
+    times = []
+    for n in range(count):
+        k = 3 + n % (lines // 10 - 6)
+        at = 10 * k + 3
+        first = max(0, 10 * k - 20)
+        rng = {"start": {"line": first, "character": 0}, "end": {"line": first + 60, "character": 0}}
+        for start, end, text in (((at, 0), (at, 0), "\n"), ((at, 0), (at + 1, 0), "")):
+            version += 1
+            client.change(version, start, end, text)
+            times.append(client.request("textDocument/inlayHint", {"textDocument": {"uri": URI}, "range": rng},
+                                        timeout=120)[0])
+    return summary(times), version
+
+
 def run(edits: int, lines: int, hovers: int = 40) -> dict:
     client = Client([sys.executable, "-m", "eals.cli"])
     try:
@@ -245,6 +269,7 @@ def run(edits: int, lines: int, hovers: int = 40) -> dict:
         if caps.get("inlayHintProvider"):
             results["inlay scrolling"], version = inlay_after_edits(client, version, lines, hovers, notes, False)
             results["inlay jumping"], version = inlay_after_edits(client, version, lines, hovers, notes, True)
+            results["inlay new line"], version = inlay_after_new_lines(client, version, lines, hovers // 2)
         else:
             notes.append("inlay hints skipped: the server announces no inlayHintProvider")
 
@@ -276,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     results = run(max(args.edits, 1), max(args.lines, 10), max(args.hovers, 1))
     rows = [key for key in ("diagnostics", "hover cold", "hover cached", "inlay scrolling", "inlay jumping",
-                            "completion")
+                            "inlay new line", "completion")
             if key in results]
     for key in rows:
         target = TARGETS_MS.get(key)
