@@ -121,5 +121,5 @@ def _run_cc(args: list[str], failure: str) -> None:
         raise LinkError(failure + (f"\n{chr(10).join(detail[-10:])}" if detail else ""))
 
 
-__all__ = ["LinkError", "compile_functions", "compile_source", "errors_blocking", "exported_names", "header", "link_executable",
-           "link_shared_library", "metadata"]
+__all__ = ["LinkError", "compile_functions", "compile_source", "errors_blocking", "exported_names", "header",
+           "link_executable", "link_shared_library", "metadata"]

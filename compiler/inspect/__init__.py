@@ -3,6 +3,7 @@
     from ea_compiler.inspect import inspect, inspect_module
     report = inspect(text, "k.ea", Options(avx512=True))   # InspectReport
     report = inspect_module(analysis, module)   # a compiled module (ea_compiler.build)
+    inspect_function(analysis, "k")   # one function, while others have errors (incremental.py)
     report.functions[0].counts.fma, .loops[0].bottleneck, .lines[12].summary
     render_text(report)   # the `ea inspect` text; report.to_json() for tools
     listing(asm, arm)     # every assembly line with its function, source line, kind
@@ -125,8 +126,10 @@ def inlined_report(func: A.Func, reports: list[FunctionReport]) -> FunctionRepor
 
 
 def clear_report_cache() -> None:
-    """Forget the reports `inspect` cached (not the loader's `__eacache__`)."""
+    """Forget the reports `inspect` and `inspect_function` cached (not the loader's `__eacache__`)."""
+    from .incremental import clear_function_cache
     _CACHE.clear()
+    clear_function_cache()
 
 
 __all__ = ["AsmLine", "InspectError", "InspectReport", "clear_report_cache", "inspect", "inspect_module", "listing",

@@ -97,8 +97,8 @@ async def test_lines_level(client):
         for ln, rep in fr.lines.items():
             per_line.setdefault(ln, rep.summary)
     assert {10, 16} <= set(per_line)  # the store line, the foreach body
-    loops = [(lp.header_line - 1, len(LINES[lp.header_line - 1]),
-              f"{lp.role} loop: {lp.bottleneck} · {lp.per_iteration.bytes_loaded + lp.per_iteration.bytes_stored} B/iter")
+    loops = [(lp.header_line - 1, len(LINES[lp.header_line - 1]), f"{lp.role} loop: {lp.bottleneck} · "
+              f"{lp.per_iteration.bytes_loaded + lp.per_iteration.bytes_stored} B/iter")
              for fr in report(uri).values() for lp in fr.loops]
     assert {(line, label) for line, _, label in loops} >= {(5, "tail loop: memory-bound · 12 B/iter")}
     expected = header_hints(uri) + loops + [(ln - 1, len(LINES[ln - 1]), s) for ln, s in per_line.items()]
