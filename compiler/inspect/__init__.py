@@ -126,10 +126,9 @@ def inlined_report(func: A.Func, reports: list[FunctionReport]) -> FunctionRepor
 
 
 def clear_report_cache() -> None:
-    """Forget the reports `inspect` and `inspect_function` cached (not the loader's `__eacache__`)."""
-    from .incremental import clear_function_cache
+    """Forget the reports `inspect` cached (not the loader's `__eacache__`;
+    `incremental.clear_function_cache()` forgets those of `inspect_function`)."""
     _CACHE.clear()
-    clear_function_cache()
 
 
 __all__ = ["AsmLine", "InspectError", "InspectReport", "clear_report_cache", "inspect", "inspect_module", "listing",
