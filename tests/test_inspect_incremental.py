@@ -121,3 +121,11 @@ def test_a_moved_function_is_not_compiled_again(monkeypatch):
     assert sorted(after.lines) == [ln + 3 for ln in sorted(before.lines)]
     assert inspect_function(moved, "scale") == fresh["scale"]
     assert inspect_function(moved, "b") == fresh["b"] and len(compiled) == 1  # `b` changed
+
+
+def test_a_syntax_error_in_another_function_does_not_block():
+    typing = analyze(SRC.replace("    return x[0] + 1.0\n", "    if x[0] > 1.0 {\n    return x[0] + 1.0\n"),
+                     "k.ea", HASWELL)
+    assert [(d.kind, d.span.line) for d in typing.errors] == [("parse", 15)]  # `b`'s block never closes
+    assert inspect_function(typing, "a") == inspect_function(analyze(SRC, "k.ea", HASWELL), "a")
+    assert [d.span.line for d in errors_blocking(typing, ["b"])] == [15]
