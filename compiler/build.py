@@ -43,6 +43,44 @@ def compile_source(data: bytes | str, path: str, options: Options):
         return analysis, None
 
 
+def compile_functions(analysis: Analysis, names):
+    """Generate code for just the functions `names` and their callees, even
+    while other functions of the file have errors. Returns (compiled module or
+    None, the errors that prevent it): the analysis' errors inside these
+    functions or their callees, or outside every function (a broken struct,
+    constant or top-level text, which any function may depend on), or the
+    code generation error."""
+    from .codegen import CodegenError, generate
+    blocking = errors_blocking(analysis, names)
+    if blocking:
+        return None, blocking
+    try:
+        return generate(analysis, only=names), []
+    except CodegenError as err:
+        return None, [Diagnostic("error", "codegen", "target" if err.user else "internal", str(err), err.span)]
+
+
+def errors_blocking(analysis: Analysis, names) -> list[Diagnostic]:
+    """The errors of `analysis` that the code of `names` (and their callees) depends on."""
+    from .codegen import callee_closure
+    arch = analysis.options.arch
+    funcs = [f for f in analysis.desugared.items if isinstance(f, A.Func) and f.cfg in (None, arch)]
+    closure = callee_closure(funcs, analysis.decisions, names)
+    mine, others = [], []
+    for f in funcs:
+        span = (f.origin or f).span
+        (mine if f.name in closure else others).append((span.start, span.end))
+    for item in analysis.ast.items:  # functions of another architecture are no one's callees
+        if isinstance(item, (A.Func, A.Kernel)) and item.cfg not in (None, arch):
+            others.append((item.span.start, item.span.end))
+
+    def inside(span, ranges) -> bool:
+        return any(start <= span.start and span.end <= end for start, end in ranges)
+
+    return [d for d in analysis.errors
+            if d.span is None or inside(d.span, mine) or not inside(d.span, others)]
+
+
 def exported_names(analysis: Analysis) -> list[str]:
     """From the desugared, cfg-unfiltered program (§1.2)."""
     return [f.name for f in analysis.desugared.items if isinstance(f, A.Func) and f.export]
@@ -83,5 +121,5 @@ def _run_cc(args: list[str], failure: str) -> None:
         raise LinkError(failure + (f"\n{chr(10).join(detail[-10:])}" if detail else ""))
 
 
-__all__ = ["LinkError", "compile_source", "exported_names", "header", "link_executable",
-           "link_shared_library", "metadata"]
+__all__ = ["LinkError", "compile_functions", "compile_source", "errors_blocking", "exported_names", "header",
+           "link_executable", "link_shared_library", "metadata"]

@@ -9,7 +9,8 @@ so the compiler decides once and the tools ask it:
 - positions: `PositionEncoding` (columns in UTF-8/16/32), `unit_width`;
 - trees and names: the AST module (`ast`, for walking), `Symbol`, the
   intrinsic table (`lookup`, `resolve_call`, `TABLE`), type names;
-- compiled code: the explorer (`explore`, `Stages`), `inspect` and its report
+- compiled code: the explorer (`explore`, `Stages`), `inspect` (per file, or
+  per function and cached for editors: `inspect_function`) and its report
   model (`FunctionReport`, ...) with its one text rendering (`render_text`,
   `LOOP_HEADER`, `loop_rows`, ...), the listing's `INSTRUCTION_KINDS`;
 - `ea bench`'s API for the TUI's bench pane; `gc_paused`.
@@ -24,6 +25,7 @@ from .diagnostics import Diagnostic
 from .explore import Stages, explore
 from .gc_pause import gc_paused
 from .inspect import AsmLine, InspectError, InspectReport, inspect
+from .inspect.incremental import inspect_function, target_description
 from .inspect.listing import INSTRUCTION_KINDS
 from .inspect.model import Counts, FunctionReport, Hint, LoopReport
 from .inspect.render import LOOP_HEADER, hint_text, loop_breakdown, loop_rows, render_text, vector_registers
@@ -81,8 +83,8 @@ __all__ = [
     "analyze", "ast", "lookup", "resolve_call", "types",
     # compiled code: explorer, inspect report and its rendering, listing
     "AsmLine", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",
-    "LOOP_HEADER", "LoopReport", "Stages", "explore", "hint_text", "inspect", "loop_breakdown", "loop_rows",
-    "render_text", "vector_registers",
+    "LOOP_HEADER", "LoopReport", "Stages", "explore", "hint_text", "inspect", "inspect_function",
+    "loop_breakdown", "loop_rows", "render_text", "target_description", "vector_registers",
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "load_suite", "read_history", "run_suite", "size_label",

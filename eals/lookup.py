@@ -1,16 +1,12 @@
 """Shared by hover, completion, signature help and inlay hints: what is at a
 position (the word, the enclosing function, the call around the cursor),
-parameters of user functions, and the inspect report of a document's
-current text (computed in the codegen pool, cached per uri, version and
-options)."""
+and parameters of user functions. (Machine code: eals/machine.py.)"""
 from __future__ import annotations
 
-import asyncio
-import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ea_compiler.tooling import COMMENT, IDENT, KEYWORDS, InspectError, Symbol, Token, inspect, lookup
+from ea_compiler.tooling import COMMENT, IDENT, KEYWORDS, Symbol, Token, lookup
 from ea_compiler.tooling import ast as A
 
 WORD_KINDS = frozenset(KEYWORDS.values()) | {IDENT}
@@ -117,48 +113,3 @@ def split_params(signature: str) -> tuple[list[str], str]:
             parts.append(signature[start:i].strip())
             start = i + 1
     return parts, ""
-
-
-# ---- the inspect report of the current text ----
-
-@dataclass
-class _Entry:
-    key: tuple
-    text: str
-    future: asyncio.Future
-
-
-_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-async def inspect_report(server, uri: str):
-    """The InspectReport of the document's current text and options, or None
-    (the source has errors, or a newer version arrived before the work ran).
-    Computed in `server.codegen_pool`, never on the event loop."""
-    doc = server.docs.get(uri)
-    if doc is None:
-        return None
-    options = server.config.options()
-    key = (doc.version, options.key())
-    cache = _caches.setdefault(server, {})
-    entry = cache.get(uri)
-    if entry is None or entry.key != key or entry.text != doc.text:
-        version, text = doc.version, doc.text
-
-        def work():
-            if doc.version != version or server.docs.get(uri) is not doc:
-                return None  # superseded while queued
-            try:
-                return inspect(text, uri, options)
-            except InspectError:
-                return None
-
-        future = asyncio.get_running_loop().run_in_executor(server.codegen_pool, work)
-        entry = cache[uri] = _Entry(key, text, future)
-    return await asyncio.shield(entry.future)
-
-
-def function_report(report, name: str):
-    if report is None:
-        return None
-    return next((f for f in report.functions if f.name == name), None)

@@ -18,7 +18,7 @@ import threading
 import llvmlite.binding as llvm
 
 from ..analysis import Analysis
-from .emit_module import ModuleEmitter
+from .emit_module import ModuleEmitter, callee_closure
 from .errors import CodegenError
 from .target import init, target_machine, triple
 
@@ -61,8 +61,10 @@ class CompiledModule:
             return self.tm.emit_object(self.module.clone())
 
 
-def generate(analysis: Analysis) -> CompiledModule:
-    """Build, verify and optimise the module of an error-free analysis."""
+def generate(analysis: Analysis, only=None) -> CompiledModule:
+    """Build, verify and optimise the module of an error-free analysis; with
+    `only` (function names), just those functions and their callees, which
+    need to be free of errors themselves (ea_compiler.build.compile_functions)."""
     init()
     options = analysis.options
     with LLVM_LOCK:
@@ -70,7 +72,7 @@ def generate(analysis: Analysis) -> CompiledModule:
         data_layout = str(tm.target_data)
     emitter = ModuleEmitter(analysis.path, options, analysis.symbols, analysis.decisions, triple(options),
                             data_layout)
-    module = emitter.emit(analysis.desugared)
+    module = emitter.emit(analysis.desugared, only)
     try:
         return CompiledModule(_source_filename(analysis.path) + str(module), options)
     except RuntimeError as err:  # the LLVM verifier: a bug of ours
@@ -86,4 +88,4 @@ def _source_filename(path: str) -> str:
     return f'source_filename = "{escaped}"\n'
 
 
-__all__ = ["LLVM_LOCK", "CodegenError", "CompiledModule", "generate"]
+__all__ = ["LLVM_LOCK", "CodegenError", "CompiledModule", "callee_closure", "generate"]

@@ -2,7 +2,10 @@
 
 Exported functions get external linkage and the C calling convention;
 the others are private and always inlined; every function is nounwind.
-`#[cfg]` keeps only the functions of the target's architecture.
+`#[cfg]` keeps only the functions of the target's architecture. With
+`only`, the module holds just the named functions and the functions they
+call, directly or not (`callee_closure`): a per-function compile, whatever
+the rest of the file contains.
 """
 from __future__ import annotations
 
@@ -38,9 +41,12 @@ class ModuleEmitter:
         self.const_values = {s.name: s.value for s in symbols.symbols if s.kind == "const"}
         self._strings: dict[str, ir.GlobalVariable] = {}
 
-    def emit(self, program: A.Program) -> ir.Module:
+    def emit(self, program: A.Program, only=None) -> ir.Module:
         arch = self.options.arch
         funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg in (None, arch)]
+        if only is not None:
+            keep = callee_closure(funcs, self.decisions, only)
+            funcs = [f for f in funcs if f.name in keep]
         for f in funcs:
             self.declare(f)
         for f in funcs:
@@ -89,6 +95,36 @@ class ModuleEmitter:
             g.initializer = const
             self._strings[text] = g
         return g
+
+
+def callee_closure(funcs: list[A.Func], decisions, names, calls=None) -> set[str]:
+    """`names` and every function they call, directly or through others
+    (the callees are the checker's decisions), among `funcs`; `calls` is
+    `direct_callees` of `funcs` when the caller already has it."""
+    by_name = {f.name: f for f in funcs}
+    calls = calls if calls is not None else {}
+    todo = [n for n in names if n in by_name]
+    seen = set(todo)
+    while todo:
+        name = todo.pop()
+        if name not in calls:
+            calls[name] = direct_callees(by_name[name], decisions)
+        for callee in calls[name]:
+            if callee in by_name and callee not in seen:
+                seen.add(callee)
+                todo.append(callee)
+    return seen
+
+
+def direct_callees(f: A.Func, decisions) -> set[str]:
+    """The names of the user functions `f`'s body calls."""
+    found = set()
+    for node in A.walk(f.body.stmts):
+        if isinstance(node, A.Call):
+            callee = decisions.function_of(node)
+            if callee is not None:
+                found.add(callee.name)
+    return found
 
 
 class FuncEmitter(ExprEmitter, StmtEmitter):

@@ -22,6 +22,12 @@ def init() -> None:
         llvm.set_option("ea", opt)
 
 
+@functools.cache
+def _host() -> tuple[str, str]:
+    """The host CPU's name and features: asked once (LLVM takes ~1 ms each time)."""
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
 def triple(options: Options) -> str:
     return options.target_triple or llvm.get_process_triple()
 
@@ -36,8 +42,8 @@ def cpu_and_features(options: Options) -> tuple[str, str]:
     elif options.target_triple and options.target_triple != llvm.get_process_triple():
         cpu = "generic"
     else:
-        cpu = llvm.get_host_cpu_name()
-        features.append(llvm.get_host_cpu_features().flatten())
+        cpu, host_features = _host()
+        features.append(host_features)
     if options.is_arm:
         features.append("+neon")
     features.append(flag_features(options))

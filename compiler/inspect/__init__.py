@@ -3,6 +3,7 @@
     from ea_compiler.inspect import inspect, inspect_module
     report = inspect(text, "k.ea", Options(avx512=True))   # InspectReport
     report = inspect_module(analysis, module)   # a compiled module (ea_compiler.build)
+    inspect_function(analysis, "k")   # one function, while others have errors (incremental.py)
     report.functions[0].counts.fma, .loops[0].bottleneck, .lines[12].summary
     render_text(report)   # the `ea inspect` text; report.to_json() for tools
     listing(asm, arm)     # every assembly line with its function, source line, kind
@@ -20,7 +21,7 @@ from collections import OrderedDict
 
 from ..analysis import Analysis
 from ..build import compile_source
-from ..codegen import CompiledModule
+from ..codegen import CompiledModule, callee_closure
 from ..codegen.target import describe as describe_target
 from ..diagnostics import Diagnostic
 from ..options import Options
@@ -69,17 +70,25 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
 
 
 def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: float | None = None,
-                   asm: str | None = None) -> InspectReport:
+                   asm: str | None = None, names=None) -> InspectReport:
     """The report of a module compiled from `analysis` (for its options);
-    `asm` is `module.asm()` when the caller already has it."""
+    `asm` is `module.asm()` when the caller already has it. With `names`
+    (a module of those functions and their callees, `compile_functions`),
+    only the machine code of the named functions is reported."""
     options = analysis.options
     arm = options.is_arm
     machine = machine_for(options, bandwidth_gbs)
     funcs = {f.name: f for f in analysis.desugared.items if isinstance(f, A.Func)}
     classify = classifier(arm)
-    facts = source_facts(analysis)
+    only = None
+    if names is not None:
+        closure = callee_closure(list(funcs.values()), analysis.decisions, names)  # their code is inlined too
+        only = [f for f in funcs.values() if f.name in closure]
+    facts = source_facts(analysis, only)
     reports: list[FunctionReport] = []
     for fn in parse(module.asm() if asm is None else asm, arm):
+        if names is not None and fn.name not in names:
+            continue
         infos = [classify(ins) for ins in fn.instrs]
         func = funcs.get(fn.name)
         body = None
@@ -90,14 +99,16 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
         report = analyse(fn, infos, machine, loops, body, facts, arm)
         report.hints = hints_for(report, func, fn, infos, loops, machine, arm, facts)
         reports.append(report)
+    if names is not None:
+        return InspectReport(analysis.path, describe_target(options), reports)
     emitted = {r.name for r in reports}
     for func in funcs.values():
         if func.name not in emitted and func.cfg in (None, options.arch):
-            reports.append(_inlined(func, reports))
+            reports.append(inlined_report(func, reports))
     return InspectReport(analysis.path, describe_target(options), reports)
 
 
-def _inlined(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:
+def inlined_report(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:
     """A private function is always inlined: report the machine code of its
     own source lines inside each caller."""
     first, last = func.span.line, func.span.end_line
@@ -115,7 +126,8 @@ def _inlined(func: A.Func, reports: list[FunctionReport]) -> FunctionReport:
 
 
 def clear_report_cache() -> None:
-    """Forget the reports `inspect` cached (not the loader's `__eacache__`)."""
+    """Forget the reports `inspect` cached (not the loader's `__eacache__`;
+    `incremental.clear_function_cache()` forgets those of `inspect_function`)."""
     _CACHE.clear()
 
 

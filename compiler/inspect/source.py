@@ -44,11 +44,14 @@ class SourceFacts:
         return max(elems, key=lambda t: (t.bits, t.name)) if elems else None
 
 
-def source_facts(analysis) -> SourceFacts:
-    """What the checked program says per source line. Which calls access
-    memory comes from the checker's recorded callees, not from their names."""
+def source_facts(analysis, funcs: list[A.Func] | None = None) -> SourceFacts:
+    """What the checked program (or just `funcs` of it) says per source line.
+    Which calls access memory comes from the checker's recorded callees, not
+    from their names."""
     facts = SourceFacts()
-    bodies = [item.body for item in analysis.desugared.items if isinstance(item, A.Func)]
+    if funcs is None:
+        funcs = [item for item in analysis.desugared.items if isinstance(item, A.Func)]
+    bodies = [f.body for f in funcs]
     for x in A.walk(bodies):
         if isinstance(x, A.Expr):
             _note(facts, x, analysis)

@@ -8,7 +8,8 @@ from lsprotocol import types as lsp
 from ea_compiler.tooling import SCALARS, VECTORS, lookup
 
 from ..convert import offset, to_range
-from ..lookup import function_report, inspect_report, word_at
+from ..lookup import word_at
+from ..machine import machine_code
 from ..support import guarded
 
 _KIND_WORDS = {"param": "parameter", "local": "local", "loop-var": "loop variable", "const": "constant",
@@ -51,16 +52,26 @@ async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
 
 async def _function(ls, uri: str, analysis, sym) -> str:
     parts = [f"```ea\n{sym.detail}\n```"]
-    if not analysis.ok:
-        parts.append("*Machine code not shown: the file has errors.*")
-        return "\n\n".join(parts)
-    report = await inspect_report(ls, uri)
-    fr = function_report(report, sym.name)
-    if fr is not None:
-        parts.append(machine_markdown(fr, report.target))
-    elif report is not None:
+    found = await machine_code(ls, uri, analysis, [sym.name])
+    code = found.get(sym.name) if found else None
+    if code is None:
+        return "\n\n".join(parts)  # the text changed meanwhile, or no function of this target
+    if code.blocked:
+        parts.append(blocked_note(code.blocked))
+    elif code.report is not None:
+        parts.append(machine_markdown(code.report, code.target))
+    else:
         parts.append("*No machine code for this target.*")
     return "\n\n".join(parts)
+
+
+def blocked_note(errors) -> str:
+    """Why a function shows no machine code: the first error it depends on."""
+    first = errors[0]
+    where = f"line {first.span.line}: " if first.span is not None else ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return (f"*Machine code not shown: an error in this function, a function it calls or a declaration "
+            f"— {where}{first.message}{more}*")
 
 
 def machine_markdown(fr, target: str) -> str:

@@ -1,9 +1,14 @@
-"""textDocument/inlayHint: what each function (and, at level "lines", each
-source line) compiles to, at the end of its line. Level from
-`server.config.inlay_hints` (off / functions / lines). The codegen runs in
-the codegen pool (lookup.inspect_report, cached per uri, version and
-options); a file with errors gets no hints. Type hints for the widths of
-context-typed calls come from inlay_widths, at every level but off."""
+"""textDocument/inlayHint: "inline inspect hints", at the end of lines of
+the requested range: what each function compiles to (on its header line)
+and, at level "lines", what each source line compiled to (`1 vector load ·
+1 vfmadd231ps ymm`) and each loop's bottleneck and bytes per iteration (on
+its header line). Level from `server.config.inlay_hints` (off / functions /
+lines). Only the functions in the range are compiled, each on its own
+(eals/machine.py): a function with errors in it or its callees gets no
+hints, the others do. A client that supports `workspace/inlayHint/refresh`
+gets what compiled within a budget at once, and a refresh when the rest is
+done; any other client gets the whole range in one answer. Type hints for the widths of context-typed calls come
+from inlay_widths, at every level but off."""
 from __future__ import annotations
 
 from lsprotocol import types as lsp
@@ -11,7 +16,7 @@ from lsprotocol import types as lsp
 from ea_compiler.tooling import ast as A
 
 from ..convert import column
-from ..lookup import function_report, inspect_report
+from ..machine import BUDGET_S, machine_code
 from ..support import guarded
 from .inlay_widths import width_hints
 
@@ -38,36 +43,54 @@ def function_label(fr) -> str | None:
     return " · ".join(parts)
 
 
+def loop_label(lp) -> str:
+    """`memory-bound · 64 B/iter` (the bytes each iteration loads and stores)."""
+    per = lp.per_iteration
+    moved = per.bytes_loaded + per.bytes_stored
+    return f"{lp.role} loop: {lp.bottleneck}" + (f" · {moved} B/iter" if moved else "")
+
+
+def visible_functions(analysis, arch: str, rng: lsp.Range) -> list:
+    """The functions and kernels (as written) that overlap the range's lines."""
+    first, last = rng.start.line + 1, rng.end.line + 1
+    return [item for item in analysis.ast.items
+            if isinstance(item, (A.Func, A.Kernel)) and item.cfg in (None, arch)
+            and item.span.line <= last and item.span.end_line >= first]
+
+
 async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
     level = ls.config.inlay_hints
     doc = ls.docs.get(uri)
     if level == "off" or doc is None:
         return []
-    version = doc.version
     analysis = await ls.current_analysis(uri)
-    if analysis is None or not analysis.ok:
+    if analysis is None:
         return []
     widths = width_hints(analysis, rng)
-    report = await inspect_report(ls, uri)
-    if ls.docs.get(uri) is not doc or doc.version != version:
+    items = visible_functions(analysis, analysis.options.arch, rng)
+    # A partial answer only to a client we can ask to refresh; any other waits for the whole range.
+    budget = BUDGET_S if ls.client.inlay_refresh else None
+    found_code = await machine_code(ls, uri, analysis, [item.name for item in items], budget=budget)
+    if found_code is None:
         return []  # the text changed meanwhile: the client asks again
-    if report is None:
-        return widths
     source = analysis.source
-    arch = ls.config.options().arch
     found: list[tuple[int, int, str]] = []  # (line, order, label)
-    for item in analysis.ast.items:
-        if isinstance(item, (A.Func, A.Kernel)) and item.cfg in (None, arch):
-            fr = function_report(report, item.name)
-            label = function_label(fr) if fr is not None else None
-            if label:
-                found.append((item.name_span.line, 0, label))
-    if level == "lines":
-        per_line = {}
-        for fr in report.functions:
-            for ln, rep in fr.lines.items():
-                per_line.setdefault(ln, rep)
-        found.extend((ln, 1, rep.summary) for ln, rep in per_line.items() if 1 <= ln <= source.line_count)
+    for item in items:
+        code = found_code.get(item.name)
+        fr = code.report if code is not None else None
+        if fr is None:
+            continue  # blocked by errors, or compiling in the background (the client is asked to refresh)
+        label = function_label(fr)
+        if label:
+            found.append((item.name_span.line, 0, label))
+        if level != "lines":
+            continue
+        for lp in fr.loops:  # on the loop's header line (its first line may be inlined code of a callee)
+            line = lp.header_line or lp.first_line
+            if line and item.span.line <= line <= item.span.end_line:
+                found.append((line, 1, loop_label(lp)))
+        found.extend((ln, 2, rep.summary) for ln, rep in fr.lines.items()
+                     if item.span.line <= ln <= item.span.end_line and 1 <= ln <= source.line_count)
     hints = []
     for line, _, label in sorted(found):
         if not rng.start.line <= line - 1 <= rng.end.line:

@@ -1,6 +1,7 @@
 """Inlay hints over stdio at each level: off, functions (a summary at the
 end of each function header line, equal to ea_compiler.inspect's counts) and
-lines (also each line's LineReport.summary); none for a file with errors."""
+lines (also each line's LineReport.summary and each loop's bottleneck);
+none for a function with errors in it or its callees."""
 from __future__ import annotations
 
 
@@ -96,7 +97,11 @@ async def test_lines_level(client):
         for ln, rep in fr.lines.items():
             per_line.setdefault(ln, rep.summary)
     assert {10, 16} <= set(per_line)  # the store line, the foreach body
-    expected = header_hints(uri) + [(ln - 1, len(LINES[ln - 1]), s) for ln, s in per_line.items()]
+    loops = [(lp.header_line - 1, len(LINES[lp.header_line - 1]), f"{lp.role} loop: {lp.bottleneck} · "
+              f"{lp.per_iteration.bytes_loaded + lp.per_iteration.bytes_stored} B/iter")
+             for fr in report(uri).values() for lp in fr.loops]
+    assert {(line, label) for line, _, label in loops} >= {(5, "tail loop: memory-bound · 12 B/iter")}
+    expected = header_hints(uri) + loops + [(ln - 1, len(LINES[ln - 1]), s) for ln, s in per_line.items()]
     got = await hints(client, uri)
     assert sorted(got) == sorted(expected)
     assert [h for h in got if h[0] == 4][0] == header_hints(uri)[1]  # the function's summary comes first
@@ -110,7 +115,10 @@ async def test_off_level_and_errors(client):
     set_level(client, "lines")
     bad_uri = "file:///tmp/inlay_errors.ea"
     open_doc(client, bad_uri, SRC.replace("return v .+ v", "return v + v"))
-    assert await hints(client, bad_uri) == []
+    # `twice` has the error and saxpy calls it: no hints on them; `total` is clean and has its hints
+    got = await hints(client, bad_uri)
+    assert got and all(12 <= line <= 17 for line, _, _ in got)
+    assert got[0] == header_hints(uri)[2]
     assert len(await hints(client, uri)) > 3
 
 

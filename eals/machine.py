@@ -1,0 +1,85 @@
+"""The machine code of single functions, for hover and inlay hints.
+
+Compiled per function (`ea_compiler.tooling.inspect_function`): a function
+whose own code and callees check clean gets its report while others in the
+file have errors, and the compiler keeps each function's report until its
+text, its callees' text or the options change. The work runs in
+`server.codegen_pool` (one thread, LLVM is single-threaded here), never on
+the event loop, and only for the analysis of the document's current version.
+
+A request waits only for the functions it names. With a time budget (inlay
+hints over a large range, for a client that supports
+`workspace/inlayHint/refresh`), the functions not done in time are compiled
+in the background one per pool job, so a hover arriving meanwhile waits for
+at most one function; when they are done the client is asked to refresh."""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from ea_compiler.tooling import Diagnostic, FunctionReport, InspectError, inspect_function, target_description
+
+BUDGET_S = 0.04  # compile time an inlay request may spend before the rest goes to the background
+
+
+@dataclass
+class MachineCode:
+    """One function's machine code, or why there is none."""
+    target: str
+    report: FunctionReport | None  # None: no code for this target, or blocked
+    blocked: list[Diagnostic] = field(default_factory=list)  # errors in it or its callees
+
+
+def _compile(analysis, names, deadline: float | None) -> dict[str, MachineCode]:
+    done: dict[str, MachineCode] = {}
+    target = target_description(analysis)
+    for name in names:
+        if deadline is not None and done and time.perf_counter() > deadline:
+            break
+        try:
+            done[name] = MachineCode(target, inspect_function(analysis, name))
+        except InspectError as err:
+            done[name] = MachineCode(target, None, err.diagnostics)
+    return done
+
+
+def _current(server, uri: str, analysis) -> bool:
+    doc = server.docs.get(uri)
+    return doc is not None and doc.analysis is analysis and doc.analysed_version == doc.version
+
+
+async def machine_code(server, uri: str, analysis, names: list[str],
+                       budget: float | None = None) -> dict[str, MachineCode] | None:
+    """Machine code of `names` in `analysis` (the document's current one), or
+    None when the document changed meanwhile (the client asks again). With a
+    `budget` in seconds, what is not done by then is left out of the answer
+    and compiled in the background, then the client's inlay hints refreshed."""
+    if not names:
+        return {}
+
+    deadline = None if budget is None else time.perf_counter() + budget  # counted from the request: queueing too
+
+    def work():
+        if not _current(server, uri, analysis):
+            return None  # superseded while queued
+        return _compile(analysis, names, deadline)
+
+    done = await asyncio.get_running_loop().run_in_executor(server.codegen_pool, work)
+    if done is None or not _current(server, uri, analysis):
+        return None
+    rest = [n for n in names if n not in done]
+    if rest:
+        asyncio.ensure_future(_background(server, uri, analysis, rest))
+    return done
+
+
+async def _background(server, uri: str, analysis, names: list[str]) -> None:
+    loop = asyncio.get_running_loop()
+    for name in names:  # one job per function: a hover waits behind at most one
+        def work(name=name):
+            return _compile(analysis, [name], None) if _current(server, uri, analysis) else None
+        if await loop.run_in_executor(server.codegen_pool, work) is None:
+            return
+    if server.client.inlay_refresh and _current(server, uri, analysis):
+        server.workspace_inlay_hint_refresh(None)
