@@ -79,8 +79,8 @@ def test_u8x16_kernel_keeps_16_elements_per_iteration_on_avx512():
 
 
 def test_aarch64_main_loop_is_not_unrolled():
-    """AArch64 is where LLVM's own heuristics may runtime-unroll a small
-    loop; the metadata keeps one f32x4 step per iteration there too."""
+    """One f32x4 step per iteration on AArch64 too (LLVM's runtime-unrolling
+    heuristics differ per target; the metadata holds whatever they decide)."""
     text = src("""
         export kernel scale(x: *restrict f32, out: *restrict mut f32, f: f32)
             over i in n step 4

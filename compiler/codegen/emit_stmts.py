@@ -83,10 +83,11 @@ class StmtEmitter:
         as written and as `ea inspect` reports. Unrolling it 2x or 4x
         (`llvm.loop.unroll.count`) measured no faster than C or than itself at
         4K and 256K f32 and slower on 64M u8 threshold (bench/kernels.py,
-        README "Generated code performance"); on x86 LLVM leaves such a loop
-        alone anyway, this pins it for every target. A step-1 kernel's loop is
-        not marked: its body is scalar, and LLVM vectorises and interleaves it
-        (LLVM reads `unroll.disable` as no interleaving too).
+        README "Generated code performance"); LLVM leaves such a loop alone
+        today on the targets tried, this pins it for every target and LLVM
+        version. A step-1 kernel's loop is not marked: its body is scalar, and
+        LLVM vectorises and interleaves it (LLVM reads `unroll.disable` as no
+        interleaving too).
 
         The `tail scalar` loop runs at most step-1 times, so LLVM must not
         vectorise, interleave or unroll it: left alone, LLVM made a 4x-unrolled
