@@ -1,10 +1,15 @@
 """Generated-code benchmark: every example kernel built with `ea --lib` against the natural
 scalar C loop (bench/c/<name>.c, `gcc -O3 -march=native`), both called through ctypes on
-the same NumPy inputs, at a cache-resident size and a DRAM-sized one; plus memory
+the same NumPy inputs, at a cache-resident size (16 KiB of main input: 4K f32), an
+L2-sized one (1 MiB: 256K f32) and a DRAM-sized one (64 MiB: 16M f32); plus memory
 bandwidth (STREAM-like triad written in Eä, compiler/bench/triad.ea), the FMA kernel as a share of
 it, NumPy `a * b + c`, and the in-process compile time of every example.
 
-    .venv/bin/python bench/kernels.py [--reps N] [--quick] [--json]
+    .venv/bin/python bench/kernels.py [--reps N] [--quick] [--json] [--sizes small,medium,large]
+                                      [--only KERNEL,...] [--kernels-only]
+
+`--sizes` and `--only` limit the run while iterating on one kernel; `--kernels-only` skips
+the bandwidth and compile-time parts.
 
 Timing: the implementations take turns within every repetition (rotating order) and the
 median is reported. Times are the thread's CPU time (time.thread_time_ns), so moments when
@@ -36,7 +41,8 @@ from ea_compiler.bench.inputs import place  # noqa: E402 - arrays at fixed 4 KiB
 
 EA = ROOT / ".venv" / "bin" / "ea"
 OUT = ROOT / "build" / "bench"
-SMALL, LARGE = 16 << 10, 64 << 20  # bytes of a kernel's main input array
+SMALL, MEDIUM, LARGE = 16 << 10, 1 << 20, 64 << 20  # bytes of a kernel's main input array
+SIZES = ("small", "medium", "large")
 TARGETS = {"geomean": 1.00, "worst": 1.10, "fma_of_triad": 90.0, "compile_ms": 250.0}
 P, F, I, B = ct.c_void_p, ct.c_float, ct.c_int32, ct.c_uint8
 f32, u8, i8 = np.float32, np.uint8, np.int8
@@ -164,10 +170,12 @@ def bench_size(libs, size: int, reps: int, target_ns: float) -> dict[str, dict]:
     return out
 
 
-def bench_kernels(libs, reps: int, small: int, large: int) -> list[dict]:
-    res = {"small": bench_size(libs, small, reps, 1e6),
-           "large": bench_size(libs, large, max(5, reps // 4), 0)}
-    return [{"kernel": name, "example": f"{stem}.ea", "small": res["small"][name], "large": res["large"][name]}
+def bench_kernels(libs, reps: int, sizes: dict[str, int]) -> list[dict]:
+    """Small and medium sizes time ~1 ms batches of calls, the large size single calls."""
+    res = {label: bench_size(libs, size, reps if label != "large" else max(5, reps // 4),
+                             0 if label == "large" else 1e6)
+           for label, size in sizes.items()}
+    return [{"kernel": name, "example": f"{stem}.ea", **{label: res[label][name] for label in sizes}}
             for stem, name, *_ in SPECS]
 
 
@@ -218,21 +226,30 @@ def geomean(xs) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def _size_text(nbytes: int) -> str:
+    return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
+
+
 def report(res: dict) -> str:
-    call = statistics.median(r["small"]["call_us"] for r in res["kernels"])
-    lines = [f"{res['date']}, target `{res['target']}`, {res['cc']}; main input {res['bytes']['small'] >> 10} KiB "
-             f"(small) and {res['bytes']['large'] >> 20} MiB (large); ctypes call cost subtracted (median {call * 1e3:.0f} ns)", "",
-             "| kernel | example | small n | ours µs | C µs | ours/C | large n | ours ms | C ms | ours/C |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    sizes = list(res["bytes"])
+    first = sizes[0]
+    call = statistics.median(r[first]["call_us"] for r in res["kernels"])
+    lines = [f"{res['date']}, target `{res['target']}`, {res['cc']}; main input " +
+             ", ".join(f"{_size_text(res['bytes'][k])} ({k})" for k in sizes) +
+             f"; ctypes call cost subtracted (median {call * 1e3:.0f} ns)", "",
+             "| kernel | example | " + " | ".join(f"{k} n | ours µs | C µs | ours/C" for k in sizes) + " |",
+             "|---|---|" + "---|---|---|---|" * len(sizes)]
     for r in res["kernels"]:
-        s, g = r["small"], r["large"]
-        lines.append(f"| `{r['kernel']}` | {r['example']} | {s['n']:,} | {s['ours_us']:.2f} | {s['c_us']:.2f} | "
-                     f"{s['ratio']:.2f} | {g['n']:,} | {g['ours_us'] / 1e3:.2f} | {g['c_us'] / 1e3:.2f} | {g['ratio']:.2f} |")
+        cells = [f"{r[k]['n']:,} | {r[k]['ours_us']:.2f} | {r[k]['c_us']:.2f} | {r[k]['ratio']:.2f}" for k in sizes]
+        lines.append(f"| `{r['kernel']}` | {r['example']} | " + " | ".join(cells) + " |")
     s = res["summary"]
-    lines += ["", f"geomean ours/C: small {s['geomean_small']:.2f}, large {s['geomean_large']:.2f}, "
-              f"all {s['geomean']:.2f} (target <= {TARGETS['geomean']:.2f}); worst {s['worst']:.2f} "
+    lines += ["", "geomean ours/C: " + ", ".join(f"{k} {s['geomean_' + k]:.2f}" for k in sizes) +
+              f", all {s['geomean']:.2f} (target <= {TARGETS['geomean']:.2f}); worst {s['worst']:.2f} "
               f"`{s['worst_kernel']}` (target <= {TARGETS['worst']:.2f}); like-for-like kernels "
-              f"(C vectorised too, same arithmetic) {s['geomean_like_for_like']:.2f}"]
+              f"(C vectorised too, same arithmetic) {s['geomean_like_for_like']:.2f} (" +
+              ", ".join(f"{k} {s['like_for_like_' + k]:.2f}" for k in sizes) + ")"]
+    if "bandwidth" not in res:
+        return "\n".join(lines)
     bw = res["bandwidth"]
     lines += [f"triad (Eä) at {bw['n']:,} f32: {bw['triad_GBps']:.1f} GB/s (3 arrays x 4 B per element)",
               f"FMA kernel at {bw['n']:,} f32: {bw['fma_GBps']:.1f} GB/s (4 arrays x 4 B per element) = "
@@ -249,22 +266,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=61, help="timed repetitions at the small size (default 61)")
     ap.add_argument("--quick", action="store_true", help="few repetitions, 4 MiB instead of 64 MiB inputs")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--sizes", default=",".join(SIZES), help="comma-separated subset of small,medium,large")
+    ap.add_argument("--only", default="", help="comma-separated kernel names (default: all)")
+    ap.add_argument("--kernels-only", action="store_true", help="skip the bandwidth and compile-time parts")
     opts = ap.parse_args(argv)
     reps, large = (7, 4 << 20) if opts.quick else (opts.reps, LARGE)
+    labels = [x for x in opts.sizes.split(",") if x]
+    if not labels or any(x not in SIZES for x in labels):
+        ap.error(f"--sizes takes a comma-separated subset of {','.join(SIZES)}")
+    sizes = {k: v for k, v in zip(SIZES, (SMALL, MEDIUM, large)) if k in labels}
+    if opts.only:
+        only = set(opts.only.split(","))
+        unknown = only - {spec[1] for spec in SPECS}
+        if unknown:
+            ap.error(f"unknown kernel(s): {', '.join(sorted(unknown))}")
+        SPECS[:] = [spec for spec in SPECS if spec[1] in only]
     libs = build()
     target = subprocess.run([str(EA), "--print-target"], capture_output=True, text=True).stdout.strip()
     cc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    kernels = bench_kernels(libs, reps, SMALL, large)
-    ratios = [(r[k]["ratio"], r["kernel"]) for r in kernels for k in ("small", "large")]
+    kernels = bench_kernels(libs, reps, sizes)
+    ratios = [(r[k]["ratio"], r["kernel"], k) for r in kernels for k in sizes]
     worst = max(ratios)
+    like = [x for x, name, _ in ratios if name in LIKE_FOR_LIKE] or [math.nan]
+    summary = {"geomean": geomean(x for x, *_ in ratios), "worst": worst[0], "worst_kernel": f"{worst[1]} {worst[2]}",
+               "geomean_like_for_like": geomean(like)}
+    for k in sizes:
+        summary[f"geomean_{k}"] = geomean(r[k]["ratio"] for r in kernels)
+        summary[f"like_for_like_{k}"] = geomean([x for x, name, s in ratios if name in LIKE_FOR_LIKE and s == k]
+                                                or [math.nan])
     res = {"date": datetime.date.today().isoformat(), "target": target, "cc": cc,
-           "bytes": {"small": SMALL, "large": large}, "kernels": kernels,
-           "summary": {"geomean_small": geomean(r["small"]["ratio"] for r in kernels),
-                       "geomean_large": geomean(r["large"]["ratio"] for r in kernels),
-                       "geomean": geomean(x for x, _ in ratios), "worst": worst[0], "worst_kernel": worst[1],
-                       "geomean_like_for_like": geomean(x for x, k in ratios if k in LIKE_FOR_LIKE)},
-           "bandwidth": bench_bandwidth(libs, max(7, reps // 2), large // 4),
-           "compile_ms": bench_compile(5 if opts.quick else 11), "targets": TARGETS}
+           "bytes": sizes, "kernels": kernels, "summary": summary, "targets": TARGETS}
+    if not opts.kernels_only:
+        res["bandwidth"] = bench_bandwidth(libs, max(7, reps // 2), large // 4)
+        res["compile_ms"] = bench_compile(5 if opts.quick else 11)
     print(json.dumps(res, indent=2) if opts.json else report(res))
     return 0
 

@@ -73,27 +73,44 @@ class StmtEmitter:
         self.builder.cbranch(self.expr(s.cond), body_bb, end_bb)
         self.builder.position_at_end(body_bb)
         self.block(s.body)
-        self._latch(cond_bb, unroll, self._scalar_tail_md(s))
+        self._latch(cond_bb, unroll, self._kernel_loop_md(s))
         self.builder.position_at_end(end_bb)
 
-    def _scalar_tail_md(self, s: A.While) -> ir.Value | None:
-        """Loop metadata for the loop a kernel's `tail scalar` desugars to.
-        It runs at most step-1 times, so LLVM must not vectorise, interleave
-        or unroll it: left alone, LLVM made a 4x-unrolled vector loop with
-        runtime checks of it, 3-4x the machine code of the whole kernel and
-        slower for fewer than 16 leftover elements (bench/scalar_tail_bench.py)."""
+    def _kernel_loop_md(self, s: A.While) -> ir.Value | None:
+        """Loop metadata for the loops a kernel desugars to (LANGUAGE.md §7).
+
+        The main loop is not unrolled: it does `step` elements per iteration,
+        as written and as `ea inspect` reports. Unrolling it 2x or 4x
+        (`llvm.loop.unroll.count`) measured no faster than C or than itself at
+        4K and 256K f32 and slower on 64M u8 threshold (bench/kernels.py,
+        README "Generated code performance"); LLVM leaves such a loop alone
+        today on the targets tried, this pins it for every target and LLVM
+        version. A step-1 kernel's loop is not marked: its body is scalar, and
+        LLVM vectorises and interleaves it (LLVM reads `unroll.disable` as no
+        interleaving too).
+
+        The `tail scalar` loop runs at most step-1 times, so LLVM must not
+        vectorise, interleave or unroll it: left alone, LLVM made a 4x-unrolled
+        vector loop with runtime checks of it, 3-4x the machine code of the
+        whole kernel and slower for fewer than 16 leftover elements
+        (bench/scalar_tail_bench.py)."""
         kernel = self.func.origin
-        if not (s.synthetic and kernel is not None and kernel.tail == "scalar" and kernel.tail_body is not None
-                and s.span == kernel.tail_body.span):
+        if not (s.synthetic and kernel is not None):
             return None
         module = self.module
-        no_vectorize = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
-                                            ir.Constant(ir.IntType(1), 0)])
         no_unroll = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+        if s.span == kernel.body.span and kernel.step > 1:
+            properties = (no_unroll,)
+        elif kernel.tail == "scalar" and kernel.tail_body is not None and s.span == kernel.tail_body.span:
+            no_vectorize = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                                ir.Constant(ir.IntType(1), 0)])
+            properties = (no_vectorize, no_unroll)
+        else:
+            return None
         # A loop ID is a node that names itself (LangRef, `llvm.loop`); LLVM
         # reads a self-referencing node as distinct. Not cached: it is unique.
         loop_id = MDValue(module, [], name=str(len(module.metadata)))
-        loop_id.operands = (loop_id, no_vectorize, no_unroll)
+        loop_id.operands = (loop_id, *properties)
         return loop_id
 
     def _latch(self, header: ir.Block, unroll: int | None, loop_md: ir.Value | None = None) -> None:
