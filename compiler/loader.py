@@ -177,7 +177,9 @@ def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
     code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec",
                             dont_inherit=True)
     exec(code, namespace)
-    return Kernel(stem, namespace, engine, Path(source))
+    from .loader_fast import fast_functions
+    fast = fast_functions(api, engine, namespace, LLVM_LOCK)
+    return Kernel(stem, {**namespace, **fast}, engine, Path(source))
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",
