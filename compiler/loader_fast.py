@@ -11,11 +11,11 @@ the dtype (the canonical descriptor of its element type), one dimension,
 the C-contiguous, aligned and (for arrays the kernel writes) writeable
 flags, integer ranges and the provable lengths (`min_lengths`). Whenever a
 check does not pass, or keywords are given, or the argument count differs,
-it calls the generated binding's function (`self`) with the same arguments:
-that function raises the error, with the same type and message as without
-the fast path, or runs the call when only the fast path's stricter test
-failed (an ndarray subclass, an equal but not canonical dtype, an int that
-is not exactly `int`). Calls on large arrays release the GIL, as ctypes does.
+it calls the generated binding's function (through `self`) with the same
+arguments: that function raises the error, with the same type and message
+as without the fast path, or runs the call when only the fast path's
+stricter test failed (an ndarray subclass, an equal but not canonical
+dtype, an unaligned array, a NumPy scalar). Calls on large arrays release the GIL, as ctypes does.
 
 Structs, auto-allocated outputs, small integer and bool scalars and the
 `_parallel` variants keep the binding's ctypes path."""
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import types
 
 import numpy as np
 
@@ -294,12 +295,15 @@ def _text_signature(slow) -> str:
 
 def make_function(address: int, slow, keepalive, module: str):
     """A builtin function calling the entry point at `address`, with the
-    binding's function `slow` as its `self` (the path every failed check
-    takes), its signature and its docstring."""
+    binding's function `slow` as the path every failed check takes, its
+    signature and its docstring."""
     doc = f"{_text_signature(slow)}\n--\n\n{slow.__doc__ or ''}"
     method = _MethodDef(slow.__name__.encode(), address, _METH_FASTCALL_KEYWORDS, doc.encode())
-    slow.__ea_fastcall__ = (method, keepalive)  # the definition and the JIT code live as long as `slow`
-    return _new_function(ctypes.addressof(method), slow, module)
+    # `self` is a module (so the repr reads "built-in function") that calls `slow`
+    # and keeps the definition and the JIT code alive as long as the function
+    binding = type(slow.__name__, (types.ModuleType,), {"__call__": staticmethod(slow)})(module)
+    binding.binding, binding.keepalive = slow, (method, keepalive)
+    return _new_function(ctypes.addressof(method), binding, module)
 
 
 def fast_functions(api, engine, namespace: dict, lock) -> dict:
