@@ -9,13 +9,15 @@ The entry point checks what the generated binding checks, reading the
 ndarray's public struct (`PyArrayObject_fields`): the exact type ndarray,
 the dtype (the canonical descriptor of its element type), one dimension,
 the C-contiguous, aligned and (for arrays the kernel writes) writeable
-flags, integer ranges and the provable lengths (`min_lengths`). Whenever a
-check does not pass, or keywords are given, or the argument count differs,
-it calls the generated binding's function (through `self`) with the same
-arguments: that function raises the error, with the same type and message
-as without the fast path, or runs the call when only the fast path's
-stricter test failed (an ndarray subclass, an equal but not canonical
-dtype, an unaligned array, a NumPy scalar). Calls on large arrays release the GIL, as ctypes does.
+flags, integer ranges and the provable lengths (`min_lengths`). Arguments
+may be positional or named. Whenever a check does not pass, a keyword
+names no parameter or the argument count differs (a keyword-only length
+given explicitly, for one), it calls the generated binding's function
+(through `self`) with the same arguments: that function raises the error,
+with the same type and message as without the fast path, or runs the call
+when only the fast path's stricter test failed (an ndarray subclass, an
+equal but not canonical dtype, an unaligned array, a NumPy scalar). Calls
+on large arrays release the GIL, as ctypes does.
 
 Structs, auto-allocated outputs, small integer and bool scalars and the
 `_parallel` variants keep the binding's ctypes path."""
@@ -40,7 +42,8 @@ _SCALARS = {"f32": "float", "f64": "double", "i32": "i32", "u32": "i32", "i64": 
 _RANGES = {"i32": (-(1 << 31), (1 << 31) - 1), "u32": (0, (1 << 32) - 1)}
 _API = ("PyObject_Vectorcall", "PyFloat_AsDouble", "PyFloat_FromDouble", "PyLong_AsLongLong",
         "PyLong_AsUnsignedLongLong", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong", "PyErr_Occurred",
-        "PyErr_Clear", "Py_IncRef", "PyEval_SaveThread", "PyEval_RestoreThread")
+        "PyErr_Clear", "Py_IncRef", "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_Size",
+        "PyTuple_GetItem", "PyUnicode_CompareWithASCIIString")
 
 
 class _MethodDef(ctypes.Structure):
@@ -99,6 +102,7 @@ class _Emitter:
 
     def __init__(self, e: Export, kernel_address: int):
         self.e, self.kernel, self.lines, self.n = e, kernel_address, [], 0
+        self.names: list[str] = []  # keyword names looked up, as IR constants
         self.api = {name: _address(name) for name in _API}
 
     def tmp(self) -> str:
@@ -195,16 +199,11 @@ class _Emitter:
         e = self.e
         visible = e.visible
         self.lines = [f"define ptr @{symbol}(ptr %self, ptr %args, i64 %nargs, ptr %kwnames) {{", "entry:"]
-        direct = self.tmp()
-        self.emit(f"{direct} = icmp eq ptr %kwnames, null")
-        self.check(direct)
-        count = self.tmp()
-        self.emit(f"{count} = icmp eq i64 %nargs, {len(visible)}")
-        self.check(count)
+        self.argument_count()
         values: dict[str, tuple[str, str]] = {}  # name -> (IR type, value)
         sizes: dict[str, str] = {}
         for i, a in enumerate(visible):
-            obj = self.load("%args", 8 * i, "ptr")
+            obj = self.argument(i, py(a.name))
             if a.is_pointer:
                 data, sizes[a.name] = self.array(obj, a.pointee, a.mutable)
                 values[a.name] = ("ptr", data)
@@ -231,7 +230,46 @@ class _Emitter:
         self.emit(f"ret ptr {self.box(result)}")
         self.lines += ["slow:", f"  %r = call ptr {_ptr(self.api['PyObject_Vectorcall'])}"
                                 "(ptr %self, ptr %args, i64 %nargs, ptr %kwnames)", "  ret ptr %r", "}"]
+        for k, name in enumerate(self.names):
+            data = name.encode() + b"\0"
+            self.lines.append(f"@__ea_name_{e.name}_{k} = private constant [{len(data)} x i8] c\"{name}\\00\"")
         return self.lines
+
+    def argument_count(self) -> None:
+        """Positional and keyword arguments together are as many as the
+        visible parameters (so a keyword-only length given takes the slow path)."""
+        self.emit("%named = icmp ne ptr %kwnames, null")
+        self.emit("br i1 %named, label %keywords, label %positional")
+        self.lines += ["keywords:", f"  %kwcount = call i64 {_ptr(self.api['PyTuple_Size'])}(ptr %kwnames)",
+                       "  br label %positional", "positional:",
+                       "  %nkw = phi i64 [ %kwcount, %keywords ], [ 0, %entry ]"]
+        total, same = self.tmp(), self.tmp()
+        self.emit(f"{total} = add i64 %nargs, %nkw")
+        self.emit(f"{same} = icmp eq i64 {total}, {len(self.e.visible)}")
+        self.check(same)
+
+    def argument(self, i: int, name: str) -> str:
+        """The object passed for visible parameter `i`: positional, or the
+        keyword `name`; each keyword then names a distinct parameter at or
+        after `nargs`, as the counts are equal (a keyword naming a positional
+        parameter or no parameter leaves one unfound: the slow path)."""
+        self.n += 1
+        pos, kw, join = f"pos{self.n}", f"kw{self.n}", f"arg{self.n}"
+        self.emit(f"%p{self.n} = icmp slt i64 {i}, %nargs")
+        self.emit(f"br i1 %p{self.n}, label %{pos}, label %{kw}")
+        self.lines.append(f"{pos}:")
+        given = self.load("%args", 8 * i, "ptr")
+        self.emit(f"br label %{join}")
+        self.lines.append(f"{kw}:")
+        found, ok = self.tmp(), self.tmp()
+        self.names.append(name)
+        self.emit(f"{found} = call ptr @__ea_keyword(ptr %args, i64 %nargs, ptr %kwnames, i64 %nkw, "
+                  f"ptr @__ea_name_{self.e.name}_{len(self.names) - 1})")
+        self.emit(f"{ok} = icmp ne ptr {found}, null")
+        self.emit(f"br i1 {ok}, label %{join}, label %slow")
+        obj = self.tmp()
+        self.lines += [f"{join}:", f"  {obj} = phi ptr [ {given}, %{pos} ], [ {found}, %{kw} ]"]
+        return obj
 
     def release(self, size: str | None) -> None:
         """Release the GIL around the kernel when the first array is large."""
@@ -273,6 +311,24 @@ class _Emitter:
             self.emit(f"{wide} = {'sext' if e.ret == 'i32' else 'zext'} i32 {result} to i64")
         maker = "PyLong_FromLongLong" if e.ret[0] == "i" else "PyLong_FromUnsignedLongLong"
         return self.call(maker, "ptr", f"i64 {wide}")
+
+
+def keyword_helper_ir() -> str:
+    """`@__ea_keyword(args, nargs, kwnames, nkw, name)`: the object passed as
+    keyword `name` (an ASCII C string), or null."""
+    api = {name: _address(name) for name in ("PyTuple_GetItem", "PyUnicode_CompareWithASCIIString")}
+    return "\n".join([
+        "define private ptr @__ea_keyword(ptr %args, i64 %nargs, ptr %kwnames, i64 %nkw, ptr %name) {",
+        "entry:", "  br label %loop",
+        "loop:", "  %j = phi i64 [ 0, %entry ], [ %next, %other ]",
+        "  %more = icmp slt i64 %j, %nkw", "  br i1 %more, label %test, label %none",
+        "test:", f"  %key = call ptr {_ptr(api['PyTuple_GetItem'])}(ptr %kwnames, i64 %j)",
+        f"  %cmp = call i32 {_ptr(api['PyUnicode_CompareWithASCIIString'])}(ptr %key, ptr %name)",
+        "  %equal = icmp eq i32 %cmp, 0", "  br i1 %equal, label %found, label %other",
+        "found:", "  %at = add i64 %nargs, %j", "  %slot = getelementptr ptr, ptr %args, i64 %at",
+        "  %value = load ptr, ptr %slot", "  ret ptr %value",
+        "other:", "  %next = add i64 %j, 1", "  br label %loop",
+        "none:", "  ret ptr null", "}", ""])
 
 
 def entry_point_ir(e: Export, kernel_address: int) -> tuple[str, str]:
@@ -321,7 +377,7 @@ def fast_functions(api, engine, namespace: dict, lock) -> dict:
             symbol, text = entry_point_ir(e, engine.get_function_address(e.name))
             symbols.append(symbol)
             texts.append(text)
-        engine.add_module(llvm.parse_assembly("\n".join(texts)))
+        engine.add_module(llvm.parse_assembly("\n".join([keyword_helper_ir(), *texts])))
         engine.finalize_object()
         addresses = [engine.get_function_address(s) for s in symbols]
     return {py(e.name): make_function(address, namespace[py(e.name)], engine, namespace["__name__"])

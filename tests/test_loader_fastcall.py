@@ -51,6 +51,10 @@ export func scale_by(x: *mut f32, k: i32, n: i32) {
     for i in 0..n { x[i] = x[i] * to_f32(k) }
 }
 
+export func answer() -> i32 {
+    return 42
+}
+
 export func first(x: *f32, n: i32, out y: *mut f32 [cap: n]) {
     for i in 0..n { y[i] = x[i] }
 }
@@ -97,7 +101,10 @@ def test_the_fast_path_is_taken_for_plain_kernels(kernels, monkeypatch):
     assert k.saxpy(x, y, 2.0) is None
     assert y.tolist() == (2 * f32(100) + 1).tolist()
     assert kernels["dot"].dot(x, x) == pytest.approx(float(np.dot(x.astype(np.float64), x)))
-    with pytest.raises(AttributeError):  # a keyword takes the binding's path
+    k.saxpy(x, a=1.0, y=y)  # named arguments too
+    k.saxpy(**{"y": y, "x": x, "a": 1.0})
+    assert y.tolist() == (4 * f32(100) + 1).tolist()
+    with pytest.raises(AttributeError):  # a length given by keyword takes the binding's path
         k.saxpy(x, y, 2.0, n=3)
 
 
@@ -133,6 +140,12 @@ CASES = [  # (kernel, function, args, kwargs): each compared with the binding's 
     ("saxpy", "saxpy", (f32(10), f32(10, 5), 2.0), {}),
     ("saxpy", "saxpy", (f32(10), f32(10, 5), 2.0), {"n": 4}),
     ("saxpy", "saxpy", (f32(10), f32(10, 5)), {"a": 2.0}),
+    ("saxpy", "saxpy", (), {"a": 2.0, "y": f32(10, 5), "x": f32(10)}),
+    ("saxpy", "saxpy", (f32(10),), {"a": 2.0, "x": f32(10)}),  # x twice
+    ("saxpy", "saxpy", (f32(10), f32(10)), {"b": 2.0}),  # a keyword naming no parameter
+    ("saxpy", "saxpy", (f32(10),), {"y": f32(10), "n": 3}),  # a missing
+    ("saxpy", "saxpy", (), {"x": f32(10), "y": f32(10), "a": 1.0, "n": 3}),
+    ("saxpy", "saxpy", (), {"x": f32(10).astype(np.float64), "y": f32(10), "a": 1.0}),
     ("saxpy", "saxpy", (f32(10), f32(10, 5), np.float32(2.0)), {}),  # a NumPy scalar
     ("saxpy", "saxpy", (f32(10), f32(10, 5), 2), {}),  # an int for a float
     ("saxpy", "saxpy", (f32(10).astype(np.float64), f32(10), 2.0), {}),  # wrong dtype
@@ -167,6 +180,12 @@ CASES = [  # (kernel, function, args, kwargs): each compared with the binding's 
     ("mixed", "scale_by", (f32(6), 2**31), {}),
     ("mixed", "scale_by", (f32(6), -2**31 - 1), {}),
     ("mixed", "scale_by", (f32(6), -2**31), {}),
+    ("mixed", "answer", (), {}),
+    ("mixed", "answer", (1,), {}),
+    ("mixed", "answer", (), {"x": 1}),
+    ("mixed", "scale_by", (f32(6),), {"k": 2**31}),
+    ("mixed", "scale_by", (), {"k": 3, "x": f32(6)}),
+    ("mixed", "count_above", (), {"t": 0.25, "x": np.linspace(0, 1, 101)}),
 ]
 
 
@@ -198,6 +217,7 @@ def test_no_reference_leak(kernels):
     before = [sys.getrefcount(o) for o in (x, y, a, bad, None)]
     for _ in range(1000):
         saxpy(x, y, a)
+        saxpy(x, a=a, y=y)
         dot(x, y)
         try:
             saxpy(bad, y, a)
