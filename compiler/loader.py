@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -178,7 +179,7 @@ def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
                             dont_inherit=True)
     exec(code, namespace)
     from .loader_fast import fast_functions
-    fast = fast_functions(api, engine, namespace, LLVM_LOCK)
+    fast = fast_functions(api, engine, namespace, LLVM_LOCK, new_target_machine(dataclasses.replace(opts, opt_level=0)))
     return Kernel(stem, {**namespace, **fast}, engine, Path(source))
 
 

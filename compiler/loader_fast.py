@@ -362,9 +362,12 @@ def make_function(address: int, slow, keepalive, module: str):
     return _new_function(ctypes.addressof(method), binding, module)
 
 
-def fast_functions(api, engine, namespace: dict, lock) -> dict:
+def fast_functions(api, engine, namespace: dict, lock, machine) -> dict:
     """Builtin functions for the eligible exports of `api`, by Python name,
-    JIT-compiled into `engine` (whose kernels are finalized)."""
+    added to `engine` (whose kernels are finalized) as an object file that
+    `machine` compiles: the loader gives an -O0 machine, as -O3 instruction
+    selection took ~40 ms for a few entry points (the code is a chain of
+    loads and compares either way)."""
     import llvmlite.binding as llvm
     if not LAYOUT_OK:
         return {}
@@ -377,7 +380,8 @@ def fast_functions(api, engine, namespace: dict, lock) -> dict:
             symbol, text = entry_point_ir(e, engine.get_function_address(e.name))
             symbols.append(symbol)
             texts.append(text)
-        engine.add_module(llvm.parse_assembly("\n".join([keyword_helper_ir(), *texts])))
+        code = machine.emit_object(llvm.parse_assembly("\n".join([keyword_helper_ir(), *texts])))
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
         addresses = [engine.get_function_address(s) for s in symbols]
     return {py(e.name): make_function(address, namespace[py(e.name)], engine, namespace["__name__"])
