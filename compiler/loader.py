@@ -179,7 +179,8 @@ def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
                             dont_inherit=True)
     exec(code, namespace)
     from .loader_fast import fast_functions
-    fast = fast_functions(api, engine, namespace, LLVM_LOCK, new_target_machine(dataclasses.replace(opts, opt_level=0)))
+    fast = fast_functions(api, entry, engine, namespace, LLVM_LOCK,
+                          lambda: new_target_machine(dataclasses.replace(opts, opt_level=0)))
     return Kernel(stem, {**namespace, **fast}, engine, Path(source))
 
 

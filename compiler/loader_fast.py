@@ -24,7 +24,10 @@ Structs, auto-allocated outputs, small integer and bool scalars and the
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import inspect
+import os
+import re
 import types
 
 import numpy as np
@@ -92,18 +95,55 @@ def eligible(e: Export) -> bool:
     return True
 
 
-def _ptr(address: int) -> str:
-    return f"inttoptr (i64 {address} to ptr)"
+TABLE = "__ea_fastcall_table"
+_SLOT = re.compile(r"<<(ptr|i64) ([^>]+)>>")
+
+
+def _slot(key: str, kind: str = "ptr") -> str:
+    """A process-specific address (`api:Name`, `kernel:name`, `object:ndarray`,
+    `dtype:float32`) as a placeholder: `with_table` turns it into a load from
+    the table the loader fills, so the compiled entry points can be cached."""
+    return f"<<{kind} {key}>>"
+
+
+def with_table(lines: list[str]) -> tuple[str, list[str]]:
+    """(IR text, table keys): each placeholder read from `@__ea_fastcall_table`
+    by a load inserted before the instruction using it."""
+    keys: list[str] = []
+    out: list[str] = []
+    n = 0
+    for line in lines:
+        for kind, key in _SLOT.findall(line):
+            if key not in keys:
+                keys.append(key)
+            n += 1
+            out.append(f"  %s{n} = load {kind}, ptr getelementptr (i64, ptr @{TABLE}, i64 {keys.index(key)})")
+            line = line.replace(f"<<{kind} {key}>>", f"%s{n}", 1)
+        out.append(line)
+    out.append(f"@{TABLE} = global [{len(keys)} x i64] zeroinitializer")
+    return "\n".join(out) + "\n", keys
+
+
+def resolve(key: str, engine) -> int:
+    """The address a table key stands for in this process."""
+    kind, name = key.split(":", 1)
+    if kind == "api":
+        return _address(name)
+    if kind == "kernel":
+        return engine.get_function_address(name)
+    if kind == "dtype":
+        return id(np.dtype(name))  # NumPy's builtin descriptors live as long as NumPy
+    return id({"ndarray": np.ndarray, "float": float, "int": int, "None": None}[name])
 
 
 class _Emitter:
     """The IR of one entry point: straight-line checks, each branching to the
     `slow` block (the binding's function) when it does not pass."""
 
-    def __init__(self, e: Export, kernel_address: int):
-        self.e, self.kernel, self.lines, self.n = e, kernel_address, [], 0
+    def __init__(self, e: Export):
+        self.e, self.lines, self.n = e, [], 0
         self.names: list[str] = []  # keyword names looked up, as IR constants
-        self.api = {name: _address(name) for name in _API}
+        self.api = {name: _slot(f"api:{name}") for name in _API}
 
     def tmp(self) -> str:
         self.n += 1
@@ -127,19 +167,19 @@ class _Emitter:
 
     def call(self, name: str, ret: str, args: str) -> str:
         value = self.tmp()
-        self.emit(f"{value} = call {ret} {_ptr(self.api[name])}({args})")
+        self.emit(f"{value} = call {ret} {self.api[name]}({args})")
         return value
 
     def array(self, obj: str, pointee: str, writes: bool) -> tuple[str, str]:
         """(data pointer, element count) of an ndarray that passes the binding's checks."""
         kind = self.load(obj, _TYPE, "i64")
         same = self.tmp()
-        self.emit(f"{same} = icmp eq i64 {kind}, {id(np.ndarray)}")
+        self.emit(f"{same} = icmp eq i64 {kind}, {_slot('object:ndarray', 'i64')}")
         self.check(same)
         descr, ndim, flags = self.load(obj, _DESCR, "i64"), self.load(obj, _NDIM, "i32"), self.load(obj, _FLAGS, "i32")
         mask = _C_CONTIGUOUS | _ALIGNED | (_WRITEABLE if writes else 0)
         ok1, ok2, masked, ok3, ok = (self.tmp() for _ in range(5))
-        self.emit(f"{ok1} = icmp eq i64 {descr}, {id(np.dtype(NUMPY_DTYPES[pointee]))}")
+        self.emit(f"{ok1} = icmp eq i64 {descr}, {_slot('dtype:' + NUMPY_DTYPES[pointee], 'i64')}")
         self.emit(f"{ok2} = icmp eq i32 {ndim}, 1")
         self.emit(f"{masked} = and i32 {flags}, {mask}")
         self.emit(f"{ok3} = icmp eq i32 {masked}, {mask}")
@@ -154,7 +194,7 @@ class _Emitter:
         """The value of an exact float (f32/f64) or int in the type's range."""
         kind = self.load(obj, _TYPE, "i64")
         same = self.tmp()
-        self.emit(f"{same} = icmp eq i64 {kind}, {id(float) if t[0] == 'f' else id(int)}")
+        self.emit(f"{same} = icmp eq i64 {kind}, {_slot('object:float' if t[0] == 'f' else 'object:int', 'i64')}")
         self.check(same)
         if t[0] == "f":
             value = self.call("PyFloat_AsDouble", "double", f"ptr {obj}")
@@ -167,13 +207,13 @@ class _Emitter:
         value = self.call(reader, "i64", f"ptr {obj}")
         failed, error, raised, fine = self.tmp(), self.tmp(), self.tmp(), self.tmp()
         self.emit(f"{failed} = icmp eq i64 {value}, -1")
-        self.emit(f"{error} = call ptr {_ptr(self.api['PyErr_Occurred'])}()")
+        self.emit(f"{error} = call ptr {self.api['PyErr_Occurred']}()")
         self.emit(f"{raised} = icmp ne ptr {error}, null")
         self.emit(f"{fine} = and i1 {failed}, {raised}")
         self.n += 1
         clear, go = f"clear{self.n}", f"go{self.n}"
         self.emit(f"br i1 {fine}, label %{clear}, label %{go}")
-        self.lines += [f"{clear}:", f"  call void {_ptr(self.api['PyErr_Clear'])}()", "  br label %slow", f"{go}:"]
+        self.lines += [f"{clear}:", f"  call void {self.api['PyErr_Clear']}()", "  br label %slow", f"{go}:"]
         if t in _RANGES:
             lo, hi = _RANGES[t]
             low, high, inside, narrow = self.tmp(), self.tmp(), self.tmp(), self.tmp()
@@ -225,10 +265,10 @@ class _Emitter:
         ret = _SCALARS[e.ret] if e.ret else "void"
         call_args = ", ".join(f"{values[a.name][0]} {values[a.name][1]}" for a in e.args)
         result = self.tmp() if e.ret else None
-        self.emit(f"{result + ' = ' if result else ''}call {ret} {_ptr(self.kernel)}({call_args})")
+        self.emit(f"{result + ' = ' if result else ''}call {ret} {_slot('kernel:' + e.name)}({call_args})")
         self.reacquire()
         self.emit(f"ret ptr {self.box(result)}")
-        self.lines += ["slow:", f"  %r = call ptr {_ptr(self.api['PyObject_Vectorcall'])}"
+        self.lines += ["slow:", f"  %r = call ptr {self.api['PyObject_Vectorcall']}"
                                 "(ptr %self, ptr %args, i64 %nargs, ptr %kwnames)", "  ret ptr %r", "}"]
         for k, name in enumerate(self.names):
             data = name.encode() + b"\0"
@@ -240,7 +280,7 @@ class _Emitter:
         visible parameters (so a keyword-only length given takes the slow path)."""
         self.emit("%named = icmp ne ptr %kwnames, null")
         self.emit("br i1 %named, label %keywords, label %positional")
-        self.lines += ["keywords:", f"  %kwcount = call i64 {_ptr(self.api['PyTuple_Size'])}(ptr %kwnames)",
+        self.lines += ["keywords:", f"  %kwcount = call i64 {self.api['PyTuple_Size']}(ptr %kwnames)",
                        "  br label %positional", "positional:",
                        "  %nkw = phi i64 [ %kwcount, %keywords ], [ 0, %entry ]"]
         total, same = self.tmp(), self.tmp()
@@ -279,7 +319,7 @@ class _Emitter:
         self.big = self.tmp()
         self.emit(f"{self.big} = icmp sge i64 {size}, {RELEASE_GIL_AT}")
         self.emit(f"br i1 {self.big}, label %unlock, label %run")
-        self.lines += ["unlock:", f"  %state = call ptr {_ptr(self.api['PyEval_SaveThread'])}()", "  br label %run",
+        self.lines += ["unlock:", f"  %state = call ptr {self.api['PyEval_SaveThread']}()", "  br label %run",
                        "run:", "  %saved = phi ptr [ %state, %unlock ], [ null, %" + self.previous() + " ]"]
 
     def previous(self) -> str:
@@ -290,15 +330,15 @@ class _Emitter:
         if self.big is None:
             return
         self.emit(f"br i1 {self.big}, label %lock, label %done")
-        self.lines += ["lock:", f"  call void {_ptr(self.api['PyEval_RestoreThread'])}(ptr %saved)",
+        self.lines += ["lock:", f"  call void {self.api['PyEval_RestoreThread']}(ptr %saved)",
                        "  br label %done", "done:"]
 
     def box(self, result: str | None) -> str:
         """The Python object returned: None, a float or an int (a new reference)."""
         e = self.e
         if result is None:
-            self.emit(f"call void {_ptr(self.api['Py_IncRef'])}(ptr {_ptr(id(None))})")
-            return _ptr(id(None))
+            self.emit(f"call void {self.api['Py_IncRef']}(ptr {_slot('object:None')})")
+            return _slot('object:None')
         if e.ret[0] == "f":
             wide = result
             if e.ret == "f32":
@@ -316,14 +356,14 @@ class _Emitter:
 def keyword_helper_ir() -> str:
     """`@__ea_keyword(args, nargs, kwnames, nkw, name)`: the object passed as
     keyword `name` (an ASCII C string), or null."""
-    api = {name: _address(name) for name in ("PyTuple_GetItem", "PyUnicode_CompareWithASCIIString")}
+    api = {name: _slot(f"api:{name}") for name in ("PyTuple_GetItem", "PyUnicode_CompareWithASCIIString")}
     return "\n".join([
         "define private ptr @__ea_keyword(ptr %args, i64 %nargs, ptr %kwnames, i64 %nkw, ptr %name) {",
         "entry:", "  br label %loop",
         "loop:", "  %j = phi i64 [ 0, %entry ], [ %next, %other ]",
         "  %more = icmp slt i64 %j, %nkw", "  br i1 %more, label %test, label %none",
-        "test:", f"  %key = call ptr {_ptr(api['PyTuple_GetItem'])}(ptr %kwnames, i64 %j)",
-        f"  %cmp = call i32 {_ptr(api['PyUnicode_CompareWithASCIIString'])}(ptr %key, ptr %name)",
+        "test:", f"  %key = call ptr {api['PyTuple_GetItem']}(ptr %kwnames, i64 %j)",
+        f"  %cmp = call i32 {api['PyUnicode_CompareWithASCIIString']}(ptr %key, ptr %name)",
         "  %equal = icmp eq i32 %cmp, 0", "  br i1 %equal, label %found, label %other",
         "found:", "  %at = add i64 %nargs, %j", "  %slot = getelementptr ptr, ptr %args, i64 %at",
         "  %value = load ptr, ptr %slot", "  ret ptr %value",
@@ -331,10 +371,13 @@ def keyword_helper_ir() -> str:
         "none:", "  ret ptr null", "}", ""])
 
 
-def entry_point_ir(e: Export, kernel_address: int) -> tuple[str, str]:
-    """(symbol, IR text) of `e`'s entry point calling the kernel at `kernel_address`."""
-    symbol = f"__ea_fastcall_{e.name}"
-    return symbol, "\n".join(_Emitter(e, kernel_address).function(symbol)) + "\n"
+def module_ir(exports: list[Export]) -> tuple[str, list[str]]:
+    """(IR text, table keys) of the entry points of `exports`, each named
+    `__ea_fastcall_<name>`; the text has no process-specific address."""
+    lines = keyword_helper_ir().split("\n")
+    for e in exports:
+        lines += _Emitter(e).function(f"__ea_fastcall_{e.name}")
+    return with_table(lines)
 
 
 def _text_signature(slow) -> str:
@@ -362,27 +405,33 @@ def make_function(address: int, slow, keepalive, module: str):
     return _new_function(ctypes.addressof(method), binding, module)
 
 
-def fast_functions(api, engine, namespace: dict, lock, machine) -> dict:
+def fast_functions(api, entry, engine, namespace: dict, lock, machine) -> dict:
     """Builtin functions for the eligible exports of `api`, by Python name,
-    added to `engine` (whose kernels are finalized) as an object file that
-    `machine` compiles: the loader gives an -O0 machine, as -O3 instruction
-    selection took ~40 ms for a few entry points (the code is a chain of
-    loads and compares either way)."""
+    added to `engine` (whose kernels are finalized) as an object file cached
+    in the cache folder `entry` (named by a hash of its IR) and built with
+    the target machine `machine()` returns: the loader gives an -O0 one, as
+    -O3 instruction selection took ~40 ms for a few entry points (the code
+    is a chain of loads and compares either way)."""
     import llvmlite.binding as llvm
     if not LAYOUT_OK:
         return {}
     chosen = [e for e in api.exports if eligible(e)]
     if not chosen:
         return {}
+    text, keys = module_ir(chosen)
+    cached = entry / f"fastcall-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}.o"
     with lock:
-        symbols, texts = [], []
-        for e in chosen:
-            symbol, text = entry_point_ir(e, engine.get_function_address(e.name))
-            symbols.append(symbol)
-            texts.append(text)
-        code = machine.emit_object(llvm.parse_assembly("\n".join([keyword_helper_ir(), *texts])))
+        if cached.exists():
+            code = cached.read_bytes()
+        else:
+            code = machine().emit_object(llvm.parse_assembly(text))
+            partial = cached.with_name(f".{cached.name}.{os.getpid()}")
+            partial.write_bytes(code)
+            os.replace(partial, cached)  # atomic: processes loading at once see all of it or nothing
         engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
-        addresses = [engine.get_function_address(s) for s in symbols]
+        table = (ctypes.c_uint64 * len(keys)).from_address(engine.get_global_value_address(TABLE))
+        table[:] = [resolve(key, engine) for key in keys]
+        addresses = [engine.get_function_address(f"__ea_fastcall_{e.name}") for e in chosen]
     return {py(e.name): make_function(address, namespace[py(e.name)], engine, namespace["__name__"])
             for e, address in zip(chosen, addresses)}

@@ -279,3 +279,22 @@ def test_the_function_keeps_its_code_alive(tmp_path):
     y = np.zeros(9, np.float32)
     saxpy(f32(9), y, 2.0)
     assert y.tolist() == (2 * f32(9)).tolist()
+
+
+def test_entry_points_are_cached_beside_the_kernel(tmp_path):
+    """Compiled once into the cache entry; a later load (here: the in-process
+    table cleared) reuses the object file, whose addresses it fills in."""
+    from ea_compiler import loader
+    (tmp_path / "saxpy.ea").write_text((ROOT / "examples" / "saxpy.ea").read_text())
+    first = load(tmp_path / "saxpy.ea")
+    [cached] = tmp_path.glob("__eacache__/*/saxpy-*/fastcall-*.o")
+    stamp = cached.stat().st_mtime_ns
+    loader._LOADED.clear()
+    second = load(tmp_path / "saxpy.ea")
+    assert second is not first and cached.stat().st_mtime_ns == stamp
+    assert list(tmp_path.glob("__eacache__/*/saxpy-*/*fastcall*")) == [cached]
+    for k in (first, second):
+        y = np.ones(5, np.float32)
+        k.saxpy(f32(5), y, 3.0)
+        assert y.tolist() == (3 * f32(5) + 1).tolist()
+    clear_cache(tmp_path)
