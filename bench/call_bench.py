@@ -7,6 +7,7 @@ what every call cost before the fast path), and NumPy's
 `np.multiply(x, y, out=o)` on the same arrays. Rows take turns within
 each repetition (interleaved, one process); medians of per-call times.
 Target: at 1,000 elements the fast call costs no more than the ufunc call.
+Then the ctypes path's steps timed alone: where its ~2 µs go.
 
     .venv/bin/python bench/call_bench.py [--reps N] [--json]
 """
@@ -64,6 +65,42 @@ def measure(saxpy, size: int, reps: int) -> dict[str, float]:
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def breakdown(saxpy, reps: int, calls: int = 20_000) -> dict[str, float]:
+    """Where the ctypes path's time goes at 1,000 elements: its whole call and
+    each step of it alone (the binding's own helpers, interleaved, medians)."""
+    import ctypes as ct
+    binding = saxpy.__self__.binding
+    env = binding.__globals__
+    check, ptr, raw = env["_array"], env["_ptr"], env["_lib"].saxpy
+    x, y = np.ones(1000, np.float32), np.ones(1000, np.float32)
+    px, py, a, n = ptr(x), ptr(y), ct.c_float(1e-9), ct.c_int32(1000)
+
+    def lengths():
+        m = None
+        if m is None:
+            m = y.size
+        return x.size < m, y.size < m
+
+    steps = {"whole ctypes-path call": lambda: binding(x, y, 1e-9),
+             "2 array checks (_array)": lambda: (check(x, "x", np.float32, False), check(y, "y", np.float32, True)),
+             "2 array addresses (_ptr)": lambda: (ptr(x), ptr(y)),
+             "scalar conversions (c_float, c_int32)": lambda: (ct.c_float(float(1e-9)), ct.c_int32(int(1000))),
+             "length binding and checks": lengths,
+             "ctypes call, arguments prebuilt": lambda: raw(px, py, a, n),
+             "an empty Python call (loop overhead)": lambda: None,
+             "load() fast entry point": lambda: saxpy(x, y, 1e-9)}
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    names = list(steps)
+    for rep in range(reps):
+        for name in names[rep % len(names):] + names[:rep % len(names)]:
+            fn = steps[name]
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - start) / calls * 1e6)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=15)
@@ -74,10 +111,11 @@ def main() -> int:
         shutil.copy(ROOT / "examples" / "saxpy.ea", folder / "saxpy.ea")
         saxpy = load(folder / "saxpy.ea").saxpy
         results = {size: measure(saxpy, size, args.reps) for size in SIZES}
+        parts = breakdown(saxpy, args.reps)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if args.json:
-        print(json.dumps({str(k): v for k, v in results.items()}, indent=2))
+        print(json.dumps({"median_us": {str(k): v for k, v in results.items()}, "ctypes_path_us": parts}, indent=2))
         return 0
     print(f"saxpy call cost vs np.multiply(x, y, out=o): medians of {args.reps} interleaved reps "
           f"(load average {os.getloadavg()[0]:.1f})")
@@ -91,6 +129,10 @@ def main() -> int:
     met = r["load() fast"] <= r["numpy ufunc"]
     print(f"target (1,000 elements: load() <= the ufunc call): {'met' if met else 'NOT met'} "
           f"({r['load() fast']:.3f} vs {r['numpy ufunc']:.3f} µs)")
+    print("\nwhere the ctypes path's time goes (1,000 elements; each step timed alone, "
+          "lambda call included):")
+    for name, us in parts.items():
+        print(f"  {name:40s} {us:6.3f} µs")
     return 0
 
 
