@@ -19,8 +19,8 @@ when only the fast path's stricter test failed (an ndarray subclass, an
 equal but not canonical dtype, an unaligned array, a NumPy scalar). Calls
 on large arrays release the GIL, as ctypes does.
 
-Structs, auto-allocated outputs, small integer and bool scalars and the
-`_parallel` variants keep the binding's ctypes path."""
+Structs, auto-allocated outputs, bool scalars and the `_parallel` variants
+keep the binding's ctypes path."""
 from __future__ import annotations
 
 import ctypes
@@ -32,6 +32,7 @@ import types
 
 import numpy as np
 
+from .bind.ctypes_table import INT_RANGES
 from .bind.meta import NUMPY_DTYPES, Export
 from .bind.python import py
 
@@ -41,8 +42,9 @@ _C_CONTIGUOUS, _ALIGNED, _WRITEABLE = 0x1, 0x100, 0x400
 _METH_FASTCALL_KEYWORDS = 0x80 | 0x2
 RELEASE_GIL_AT = 16384  # elements of the first array: below, releasing costs more than it frees
 
-_SCALARS = {"f32": "float", "f64": "double", "i32": "i32", "u32": "i32", "i64": "i64", "u64": "i64"}
-_RANGES = {"i32": (-(1 << 31), (1 << 31) - 1), "u32": (0, (1 << 32) - 1)}
+_SCALARS = {"f32": "float", "f64": "double", "i8": "i8", "u8": "i8", "i16": "i16", "u16": "i16",
+            "i32": "i32", "u32": "i32", "i64": "i64", "u64": "i64"}
+_RANGES = {t: INT_RANGES[t] for t in ("i8", "u8", "i16", "u16", "i32", "u32")}  # narrower than i64
 _API = ("PyObject_Vectorcall", "PyFloat_AsDouble", "PyFloat_FromDouble", "PyLong_AsLongLong",
         "PyLong_AsUnsignedLongLong", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong", "PyErr_Occurred",
         "PyErr_Clear", "Py_IncRef", "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_Size",
@@ -136,6 +138,12 @@ def resolve(key: str, engine) -> int:
     return id({"ndarray": np.ndarray, "float": float, "int": int, "None": None}[name])
 
 
+def _extension(t: str) -> str:
+    """The C ABI's attribute for an 8- or 16-bit argument: the caller extends it."""
+    return "" if t.startswith("*") or _SCALARS[t] not in ("i8", "i16") else \
+        (" signext" if t[0] == "i" else " zeroext")
+
+
 class _Emitter:
     """The IR of one entry point: straight-line checks, each branching to the
     `slow` block (the binding's function) when it does not pass."""
@@ -221,7 +229,7 @@ class _Emitter:
             self.emit(f"{high} = icmp sle i64 {value}, {hi}")
             self.emit(f"{inside} = and i1 {low}, {high}")
             self.check(inside)
-            self.emit(f"{narrow} = trunc i64 {value} to i32")
+            self.emit(f"{narrow} = trunc i64 {value} to {_SCALARS[t]}")
             return narrow
         return value
 
@@ -257,13 +265,13 @@ class _Emitter:
                 kind, value = values[bound]
                 wide, enough = self.tmp(), self.tmp()
                 signed = next(a.type for a in e.args if a.name == bound)[0] == "i"
-                self.emit(f"{wide} = {'sext' if signed else 'zext'} {kind} {value} to i64" if kind == "i32"
+                self.emit(f"{wide} = {'sext' if signed else 'zext'} {kind} {value} to i64" if kind != "i64"
                           else f"{wide} = add i64 {value}, 0")
                 self.emit(f"{enough} = icmp {'sge' if signed else 'uge'} i64 {sizes[name]}, {wide}")
                 self.check(enough)
         self.release(sizes[next(a.name for a in e.args if a.is_pointer)] if sizes else None)
         ret = _SCALARS[e.ret] if e.ret else "void"
-        call_args = ", ".join(f"{values[a.name][0]} {values[a.name][1]}" for a in e.args)
+        call_args = ", ".join(f"{values[a.name][0]}{_extension(a.type)} {values[a.name][1]}" for a in e.args)
         result = self.tmp() if e.ret else None
         self.emit(f"{result + ' = ' if result else ''}call {ret} {_slot('kernel:' + e.name)}({call_args})")
         self.reacquire()
@@ -346,9 +354,9 @@ class _Emitter:
                 self.emit(f"{wide} = fpext float {result} to double")
             return self.call("PyFloat_FromDouble", "ptr", f"double {wide}")
         wide = result
-        if e.ret in ("i32", "u32"):
+        if _SCALARS[e.ret] != "i64":
             wide = self.tmp()
-            self.emit(f"{wide} = {'sext' if e.ret == 'i32' else 'zext'} i32 {result} to i64")
+            self.emit(f"{wide} = {'sext' if e.ret[0] == 'i' else 'zext'} {_SCALARS[e.ret]} {result} to i64")
         maker = "PyLong_FromLongLong" if e.ret[0] == "i" else "PyLong_FromUnsignedLongLong"
         return self.call(maker, "ptr", f"i64 {wide}")
 

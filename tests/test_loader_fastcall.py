@@ -55,6 +55,10 @@ export func answer() -> i32 {
     return 42
 }
 
+export func small(a: i8, b: u16) -> i16 {
+    return to_i16(a) - to_i16(b)
+}
+
 export func first(x: *f32, n: i32, out y: *mut f32 [cap: n]) {
     for i in 0..n { y[i] = x[i] }
 }
@@ -64,10 +68,10 @@ export func first(x: *f32, n: i32, out y: *mut f32 [cap: n]) {
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fastcall")
-    for stem in ("saxpy", "dot"):
+    for stem in ("saxpy", "dot", "threshold_u8", "particles"):
         (folder / f"{stem}.ea").write_text((ROOT / "examples" / f"{stem}.ea").read_text())
     (folder / "mixed.ea").write_text(MIXED)
-    loaded = {stem: load(folder / f"{stem}.ea") for stem in ("saxpy", "dot", "mixed")}
+    loaded = {stem: load(folder / f"{stem}.ea") for stem in ("saxpy", "dot", "threshold_u8", "particles", "mixed")}
     yield loaded
     clear_cache(folder)
 
@@ -111,6 +115,7 @@ def test_the_fast_path_is_taken_for_plain_kernels(kernels, monkeypatch):
 def test_exports_it_cannot_serve_keep_the_ctypes_path(kernels):
     k = kernels["mixed"]
     assert isinstance(k.first, types.FunctionType)  # an allocated output
+    assert isinstance(kernels["particles"].step, types.FunctionType)  # a struct
     assert isinstance(k.count_above_parallel, types.FunctionType)
     assert k.first(f32(4)).tolist() == [0.0, 1.0, 2.0, 3.0]
 
@@ -181,6 +186,16 @@ CASES = [  # (kernel, function, args, kwargs): each compared with the binding's 
     ("mixed", "scale_by", (f32(6), -2**31 - 1), {}),
     ("mixed", "scale_by", (f32(6), -2**31), {}),
     ("mixed", "answer", (), {}),
+    ("mixed", "small", (-128, 200), {}),
+    ("mixed", "small", (127, 0), {}),
+    ("mixed", "small", (128, 0), {}),
+    ("mixed", "small", (0, 65536), {}),
+    ("mixed", "small", (0, -1), {}),
+    ("threshold_u8", "threshold", (np.arange(256, dtype=np.uint8), np.zeros(256, np.uint8), 100), {}),
+    ("threshold_u8", "threshold", (np.arange(256, dtype=np.uint8), np.zeros(256, np.uint8), 255), {}),
+    ("threshold_u8", "threshold", (np.arange(256, dtype=np.uint8), np.zeros(256, np.uint8), 256), {}),
+    ("threshold_u8", "threshold", (np.arange(256, dtype=np.uint8), np.zeros(256, np.uint8), -1), {}),
+    ("threshold_u8", "threshold", (np.arange(256, dtype=np.uint8), np.zeros(256, np.int8), 7), {}),
     ("mixed", "answer", (1,), {}),
     ("mixed", "answer", (), {"x": 1}),
     ("mixed", "scale_by", (f32(6),), {"k": 2**31}),
