@@ -434,8 +434,11 @@ def fast_functions(api, entry, engine, namespace: dict, lock, machine) -> dict:
         else:
             code = machine().emit_object(llvm.parse_assembly(text))
             partial = cached.with_name(f".{cached.name}.{os.getpid()}")
-            partial.write_bytes(code)
-            os.replace(partial, cached)  # atomic: processes loading at once see all of it or nothing
+            try:
+                partial.write_bytes(code)
+                os.replace(partial, cached)  # atomic: processes loading at once see all of it or nothing
+            except OSError:  # a read-only cache folder: compiled again by the next process
+                partial.unlink(missing_ok=True)
         engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
         table = (ctypes.c_uint64 * len(keys)).from_address(engine.get_global_value_address(TABLE))

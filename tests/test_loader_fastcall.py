@@ -313,3 +313,28 @@ def test_entry_points_are_cached_beside_the_kernel(tmp_path):
         k.saxpy(f32(5), y, 3.0)
         assert y.tolist() == (3 * f32(5) + 1).tolist()
     clear_cache(tmp_path)
+
+
+def test_a_read_only_cache_entry_still_loads(tmp_path, monkeypatch):
+    """The entry points are compiled in memory when the cache folder cannot
+    take them (a write that fails as in a read-only folder; root ignores modes)."""
+    import os
+
+    from ea_compiler import loader, loader_fast
+    (tmp_path / "saxpy.ea").write_text((ROOT / "examples" / "saxpy.ea").read_text())
+    load(tmp_path / "saxpy.ea")
+    [entry] = tmp_path.glob("__eacache__/*/saxpy-*")
+    for old in entry.glob("fastcall-*.o"):
+        old.unlink()
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", str(dst))
+
+    monkeypatch.setattr(loader_fast, "os", types.SimpleNamespace(getpid=os.getpid, replace=refuse))
+    loader._LOADED.clear()
+    k = load(tmp_path / "saxpy.ea")
+    assert isinstance(k.saxpy, types.BuiltinFunctionType) and not list(entry.glob("*fastcall*"))
+    y = np.ones(3, np.float32)
+    k.saxpy(f32(3), y, 2.0)
+    assert y.tolist() == [1.0, 3.0, 5.0]
+    clear_cache(tmp_path)
