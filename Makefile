@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/stream_store_bench.py
 	$(BIN)/python bench/scalar_tail_bench.py
 	$(BIN)/python bench/binding_bench.py
+	$(BIN)/python bench/call_bench.py
 	$(BIN)/python bench/lsp_bench.py
 	$(BIN)/python bench/lsp_soak.py
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -177,7 +178,10 @@ def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
     code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec",
                             dont_inherit=True)
     exec(code, namespace)
-    return Kernel(stem, namespace, engine, Path(source))
+    from .loader_fast import fast_functions
+    fast = fast_functions(api, entry, engine, namespace, LLVM_LOCK,
+                          lambda: new_target_machine(dataclasses.replace(opts, opt_level=0)))
+    return Kernel(stem, {**namespace, **fast}, engine, Path(source))
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",
