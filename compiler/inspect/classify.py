@@ -66,13 +66,14 @@ def classify_x86(ins: Instr) -> Info:
     if m.startswith("j"):
         info.branch_to = ins.operands[0] if ins.operands else None
         return info
-    scalar_fp = bool(_X86_SCALAR_FP.search(m)) and not m.startswith("vbroadcast")
+    macs = _X86_VNNI_MACS.get(m, 0)
+    # vpdpbusd, vpdpwssd end in `sd` but are vector integer instructions
+    scalar_fp = bool(_X86_SCALAR_FP.search(m)) and not m.startswith("vbroadcast") and not macs
     zeroing = m in _X86_ZERO_IDIOMS and len(set(ins.operands)) == 1  # vxorps %x, %x, %x clears a register
     if vregs and not scalar_fp and not zeroing and m not in ("vmovd", "vmovq", "movd", "movq"):
         info.vector = True
         info.width = max(_X86_WIDTH[r[0]] for r in vregs)
         info.elem = _x86_elem(m)
-    macs = _X86_VNNI_MACS.get(m, 0)
     info.fma = macs > 0 or m.startswith(("vfmadd", "vfmsub", "vfnmadd", "vfnmsub"))
     info.gather = "gather" in m
     info.scatter = "scatter" in m
