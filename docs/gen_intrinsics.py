@@ -65,6 +65,14 @@ INTROS = {
     "masked memory": "Loads and stores of the first `count` lanes only; masked-off lanes never touch "
                      "memory. The usual tool for `tail mask` (see [Kernels](../kernels.md#tail-mask)).",
     "gather/scatter": "Indexed loads and stores: each lane has its own index.",
+    "VNNI dot product": "One-instruction multiply-accumulate of narrow integers on x86 CPUs with VNNI "
+                        "(`vpdpbusd`, `vpdpwssd`): each i32 lane of the accumulator gains the sum of four "
+                        "u8 x i8 or two i16 x i16 products, exact (no intermediate saturation; the i32 sum "
+                        "wraps). An extension: the reference compiler has only `maddubs_i16` + `madd_i16`, "
+                        "two instructions whose u8 x i8 pair sums saturate at i16. The 512-bit forms need "
+                        "AVX512-VNNI (Ice Lake, Sapphire Rapids, Zen 4 and later); the 128/256-bit forms "
+                        "also run on AVX-VNNI (Alder Lake, Zen 5). Elsewhere the compiler refuses the call "
+                        "and names the alternative; `ea --print-target` names the host CPU.",
 }
 
 # One example per family, compiled by tests/test_docs.py like every ```ea block of the guide.
@@ -183,11 +191,33 @@ export func lookup8(table: *f32, idx: *i32, out: *mut f32) {
     store(out, 0, gather(table, i))
 }
 """,
+    "VNNI dot product": """\
+// x86-64 with VNNI (e.g. icelake-server, alderlake, znver4): u8 x i8 dot product,
+// 32 products per dpbusd; n a multiple of 32
+export func dot_vnni(a: *u8, b: *i8, n: i32) -> i32 {
+    let mut acc: i32x8 = splat(0)
+    let mut i: i32 = 0
+    while i < n {
+        acc = dpbusd(acc, load_u8x32(a, i), load_i8x32(b, i))
+        i = i + 32
+    }
+    return reduce_add(acc)
 }
+""",
+}
+
+# Target flags for an example that needs more than the host may have (the
+# fence's `flags=` marker, read by tests/test_docs.py).
+EXAMPLE_FLAGS = {"VNNI dot product": "--target=icelake-server"}
 
 X86 = "x86_64-unknown-linux-gnu"
 ARM = "aarch64-unknown-linux-gnu"
 FLAGS = {"x86": ["avx512"], "arm": ["dotprod", "i8mm", "fp16"]}
+# The x86 column is for LLVM's baseline CPU whatever machine generates the pages;
+# forms that need an instruction set no flag adds (VNNI) name, in this order,
+# the first of these CPUs that has it.
+X86_CPU = "x86-64"
+X86_CPUS = ("alderlake", "icelake-server")
 
 
 def slug(family: str) -> str:
@@ -255,8 +285,10 @@ def _problems(intr: Intrinsic, sig: str, options: Options) -> list[str]:
     return found
 
 
-def _options(arch: str, flags: tuple[str, ...] = ()) -> Options:
-    return Options(target_triple=X86 if arch == "x86" else ARM, **{f: True for f in flags})
+def _options(arch: str, flags: tuple[str, ...] = (), cpu: str = X86_CPU) -> Options:
+    if arch == "x86":
+        return Options(target_triple=X86, target_cpu=cpu, **{f: True for f in flags})
+    return Options(target_triple=ARM, **{f: True for f in flags})
 
 
 def _md(text: str) -> str:
@@ -275,6 +307,10 @@ def target_cell(intr: Intrinsic, arch: str) -> str:
                   if any(_problems(intr, s, _options(arch, tuple(g for g in FLAGS[arch] if g != f)))
                          for s in sigs)]
         return "with " + " ".join(f"`--{f}`" for f in needed)
+    if arch == "x86":
+        cell = _cpu_cell(intr)
+        if cell:
+            return cell
     if all(plain.values()):
         reasons = list(dict.fromkeys(m for s in sigs for m in plain[s]))
         return "no: " + "; ".join(_md(r) for r in reasons)
@@ -282,6 +318,22 @@ def target_cell(intr: Intrinsic, arch: str) -> str:
     reasons = list(dict.fromkeys(m for s in sigs for m in plain[s]))
     return ("only " + ", ".join(f"`{_md(s)}`" for s in ok) + "; other forms: "
             + "; ".join(_md(r) for r in reasons))
+
+
+def _cpu_cell(intr: Intrinsic) -> str | None:
+    """`with a CPU that has it, e.g. --target=X; 128/256-bit forms also --target=Y`
+    when some CPU of X86_CPUS takes every form; None otherwise."""
+    takes = {cpu: [s for s in intr.signatures if not _problems(intr, s, _options("x86", (), cpu))]
+             for cpu in X86_CPUS}
+    every = next((cpu for cpu in X86_CPUS if len(takes[cpu]) == len(intr.signatures)), None)
+    if every is None:
+        return None
+    cell = f"with a CPU that has it, e.g. `--target={every}`"
+    for cpu in X86_CPUS[:X86_CPUS.index(every)]:
+        if takes[cpu]:
+            bits = sorted({_signature_types(s)[1].bits for s in takes[cpu]})
+            cell += f"; {'/'.join(map(str, bits))}-bit forms also `--target={cpu}`"
+    return cell
 
 
 # ---- pages ----
@@ -320,10 +372,11 @@ def family_page(family: str, members: list[Intrinsic]) -> str:
         rows.insert(1, _load_width_row())
     count = len(members) + (1 if family == "memory" else 0)
     title = family[0].upper() + family[1:]
+    fence = f" flags={EXAMPLE_FLAGS[family]}" if family in EXAMPLE_FLAGS else ""
     return (HEADER.format(cmd=COMMAND) + f"\n# {title} intrinsics\n\n{INTROS[family]}\n\n"
             f"{count} entr{'y' if count == 1 else 'ies'}. Notation and the target columns are explained "
             f"in the [index](README.md).\n\n{TABLE_HEAD}\n" + "\n".join(rows) + "\n"
-            f"\n## Example\n\n```ea\n{EXAMPLES[family]}```\n")
+            f"\n## Example\n\n```ea{fence}\n{EXAMPLES[family]}```\n")
 
 
 def index_page(grouped: dict[str, list[Intrinsic]]) -> str:
@@ -349,6 +402,8 @@ def index_page(grouped: dict[str, list[Intrinsic]]) -> str:
               "- Several signatures mean overloads: the first that fits the arguments is used.",
               "- **x86-64** and **AArch64** say whether every form can be compiled for that target: "
               "`yes`; `with --flag` (the form needs that target flag, see [Targets](../targets.md)); "
+              "`with a CPU that has it, e.g. --target=...` (no flag enables it: the instruction set comes "
+              "with the CPU compiled for, the host's by default); "
               "`only ...` (the listed forms work, the others are refused with the message shown); "
               "`no: <message>` (the compiler's own message, which names the alternative). The columns "
               "include the rule that AArch64 holds vectors of at most 128 bits and x86-64 has no "

@@ -13,7 +13,7 @@ os.environ["EA_DEBUG"] = "1"
 import pytest  # noqa: E402
 
 from ea_compiler import Options, analyze, render_all  # noqa: E402
-from ea_compiler.check import lint_widths  # noqa: E402
+from ea_compiler import cpu_levels  # noqa: E402
 
 TRIPLE = "x86_64-unknown-linux-gnu"
 HASWELL = Options(target_triple=TRIPLE, target_cpu="haswell")
@@ -90,12 +90,12 @@ def test_an_inferred_width_counts_at_its_call():
 
 def test_native_uses_the_host_features(monkeypatch):
     native = Options(target_triple=TRIPLE)
-    monkeypatch.setattr(lint_widths, "host_features_from_os", lambda: frozenset({"sse2", "avx", "avx2"}))
+    monkeypatch.setattr(cpu_levels, "host_features_from_os", lambda: frozenset({"sse2", "avx", "avx2"}))
     (d,) = wide(SRC, native)
     assert "but the host CPU has no AVX-512:" in d.message
-    monkeypatch.setattr(lint_widths, "host_features_from_os", lambda: frozenset({"avx2", "avx512f"}))
+    monkeypatch.setattr(cpu_levels, "host_features_from_os", lambda: frozenset({"avx2", "avx512f"}))
     assert wide(SRC, native) == []
-    monkeypatch.setattr(lint_widths, "host_features_from_os", lambda: None)  # unknown: no guess
+    monkeypatch.setattr(cpu_levels, "host_features_from_os", lambda: None)  # unknown: no guess
     assert wide(SRC, native) == []
 
 

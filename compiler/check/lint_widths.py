@@ -14,27 +14,12 @@ One warning per vector type and file, at its first use.
 """
 from __future__ import annotations
 
-import platform
 from bisect import bisect_right
 
-from ..cpu_levels import BASE, CPU_LEVELS, host_features_from_os
-from ..options import Options
+from ..cpu_levels import cpu_label, target_features
 from ..syntax import ast as A
 from ..typesys import model as T
 from ..typesys.vectors import VECTORS
-
-
-def target_features(options: Options) -> frozenset[str] | None:
-    """The x86 features code is generated for, or None when unknown."""
-    if options.target_cpu not in ("", "native"):
-        found = CPU_LEVELS.get(options.target_cpu)
-    elif options.target_triple and not options.target_triple.startswith(platform.machine().lower()):
-        found = BASE  # cross-compiling: LLVM's generic CPU
-    else:
-        found = host_features_from_os()
-    if found is not None and options.avx512:
-        found = found | {"avx512f", "avx512vl", "avx512bw"}
-    return found
 
 
 def _needs(name: str) -> tuple[str, str] | None:
@@ -45,10 +30,6 @@ def _needs(name: str) -> tuple[str, str] | None:
     if info.bits == 256:
         return ("avx", "AVX") if info.elem in ("f32", "f64") else ("avx2", "AVX2")
     return None
-
-
-def _cpu_label(options: Options) -> str:
-    return "the host CPU" if options.target_cpu in ("", "native") else f"--target={options.target_cpu}"
 
 
 def lint_widths(program: A.Program, checker) -> None:
@@ -87,7 +68,7 @@ def lint_widths(program: A.Program, checker) -> None:
         alternative = f" or use {half}" if half in VECTORS else ""
         checker.sink.warning(
             "target", "vector-too-wide",
-            f"{name} is {info.bits} bits wide, but {_cpu_label(options)} has no {need[1]}: LLVM splits "
+            f"{name} is {info.bits} bits wide, but {cpu_label(options)} has no {need[1]}: LLVM splits "
             f"every {name} operation into narrower ones. To use {info.bits}-bit registers, {fix}"
             f"{alternative}", span)
 

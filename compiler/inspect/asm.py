@@ -49,6 +49,16 @@ def split_operands(text: str) -> list[str]:
     return out
 
 
+def split_instruction(code: str) -> tuple[str, list[str]]:
+    """(mnemonic, operands) of one instruction's text. An encoding pseudo-prefix
+    (`{vex} vpdpbusd ...`, how LLVM spells the AVX-VNNI form) is dropped: the
+    mnemonic is what the instruction does."""
+    parts = code.split(None, 1)
+    if len(parts) > 1 and parts[0] in ("{vex}", "{vex2}", "{vex3}", "{evex}"):
+        parts = parts[1].split(None, 1)
+    return parts[0], split_operands(parts[1] if len(parts) > 1 else "")
+
+
 def parse(asm: str, arm: bool) -> list[AsmFunction]:
     comment_mark = "//" if arm else "#"
     functions: list[AsmFunction] = []
@@ -89,7 +99,6 @@ def parse(asm: str, arm: bool) -> list[AsmFunction]:
         code = code.strip()
         if not code:
             continue
-        parts = code.split(None, 1)
-        rest = parts[1] if len(parts) > 1 else ""
-        current.instrs.append(Instr(len(current.instrs), parts[0], split_operands(rest), line, comment.strip()))
+        mnemonic, operands = split_instruction(code)
+        current.instrs.append(Instr(len(current.instrs), mnemonic, operands, line, comment.strip()))
     return functions

@@ -19,7 +19,7 @@ class Info:
     stores: int = 0
     load_bytes: int = 0
     store_bytes: int = 0
-    flops: int = 0  # floating-point operations (an FMA lane counts 2)
+    flops: int = 0  # arithmetic operations: floating point (an FMA lane counts 2) and VNNI multiply-adds
     regs: set[str] = field(default_factory=set)
     branch_to: str | None = None
     gather: bool = False
@@ -38,6 +38,9 @@ _X86_ZERO_IDIOMS = ("vxorps", "vxorpd", "vpxor", "vpxord", "vpxorq", "xorps", "x
 _X86_WIDENING = re.compile(r"^v?pmov[sz]x([bwd][wdq])$")
 _X86_LANE_BYTES = {"b": 1, "w": 2, "d": 4, "q": 8}
 _X86_COMPARES = ("cmp", "test", "vcmp", "vptest", "vucomi", "ucomi", "vcomi", "comi", "bt")
+# VNNI dot products: multiply-adds per i32 lane (vpdpbusd: 4 u8*i8, vpdpwssd:
+# 2 i16*i16; the saturating `s` forms alike), each counted like an FMA lane.
+_X86_VNNI_MACS = {"vpdpbusd": 4, "vpdpbusds": 4, "vpdpwssd": 2, "vpdpwssds": 2}
 _X86_MOVES = ("mov", "vmov", "movnt", "vmovnt", "vextract", "vpextr", "pextr", "vcvtps2ph", "vpmov",
               "vscatter", "vpscatter", "push")
 
@@ -63,13 +66,15 @@ def classify_x86(ins: Instr) -> Info:
     if m.startswith("j"):
         info.branch_to = ins.operands[0] if ins.operands else None
         return info
-    scalar_fp = bool(_X86_SCALAR_FP.search(m)) and not m.startswith("vbroadcast")
+    macs = _X86_VNNI_MACS.get(m, 0)
+    # vpdpbusd, vpdpwssd end in `sd` but are vector integer instructions
+    scalar_fp = bool(_X86_SCALAR_FP.search(m)) and not m.startswith("vbroadcast") and not macs
     zeroing = m in _X86_ZERO_IDIOMS and len(set(ins.operands)) == 1  # vxorps %x, %x, %x clears a register
     if vregs and not scalar_fp and not zeroing and m not in ("vmovd", "vmovq", "movd", "movq"):
         info.vector = True
         info.width = max(_X86_WIDTH[r[0]] for r in vregs)
         info.elem = _x86_elem(m)
-    info.fma = m.startswith(("vfmadd", "vfmsub", "vfnmadd", "vfnmsub"))
+    info.fma = macs > 0 or m.startswith(("vfmadd", "vfmsub", "vfnmadd", "vfnmsub"))
     info.gather = "gather" in m
     info.scatter = "scatter" in m
     # A vector register stored to or loaded from the stack frame is a spill.
@@ -90,7 +95,9 @@ def classify_x86(ins: Instr) -> Info:
     if info.gather:
         info.loads, info.load_bytes = 1, info.width // 8
     fp = _X86_ARITH_FP.match(m)
-    if fp:
+    if macs:
+        info.flops = max(info.width, 128) // 32 * macs * 2
+    elif fp:
         lanes = max(info.width, 128) // (32 if fp.group(2) in ("ps", "ss") else 64) if info.vector else 1
         info.flops = lanes * (2 if info.fma else 1)
     return info

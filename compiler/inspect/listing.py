@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .asm import _LABEL, _LOC, Instr, parse, split_operands
+from .asm import _LABEL, _LOC, Instr, parse, split_instruction
 from .classify import classifier
 
 KINDS = ("vector", "fma", "memory", "scalar", "branch", "label", "directive", "comment", "blank")
@@ -85,9 +85,8 @@ def _instruction_kind(stripped: str, comment_mark: str, classify, arm: bool) -> 
     code = stripped.partition(comment_mark)[0].strip()
     if not code:
         return "comment"
-    parts = code.split(None, 1)
-    info = classify(Instr(0, parts[0], split_operands(parts[1] if len(parts) > 1 else ""), None))
-    mnemonic = parts[0]
+    mnemonic, operands = split_instruction(code)
+    info = classify(Instr(0, mnemonic, operands, None))
     if info.fma:
         return "fma"
     if info.vector:

@@ -10,10 +10,10 @@ belongs to.
 from __future__ import annotations
 
 from . import (arith, convert, dot, fp16, gather, halves, lanes, masked, memory, poly, prefetch, reduce,
-               saturate)
+               saturate, vnni)
 from .table import Intrinsic
 
-_FAMILIES = [memory, arith, reduce, lanes, halves, convert, dot, saturate, fp16, poly, prefetch, masked,
+_FAMILIES = [memory, arith, reduce, lanes, halves, convert, dot, vnni, saturate, fp16, poly, prefetch, masked,
              gather]
 
 TABLE: dict[str, Intrinsic] = {}

@@ -57,3 +57,8 @@ def host_has(flag: str) -> bool:
     except OSError:
         return False
     return any(line.startswith("flags") and flag in line.split() for line in text.splitlines())
+
+
+def host_has_vnni() -> bool:
+    """The host runs every form of dpbusd/dpwssd (AVX512-VNNI), or the 128/256-bit ones (AVX-VNNI)."""
+    return host_has("avx512_vnni") or host_has("avx_vnni")

@@ -11,9 +11,9 @@ raises `cannot_lower` (common.py), a CodegenError at the call.
 from __future__ import annotations
 
 from ...intrinsics import TABLE, Intrinsic, entry
-from . import arith, convert, dot, fp16, halves, lanes, memaccess, memory, poly, reduce, saturate
+from . import arith, convert, dot, fp16, halves, lanes, memaccess, memory, poly, reduce, saturate, vnni
 
-_FAMILIES = (memory, arith, reduce, lanes, halves, convert, dot, saturate, fp16, poly, memaccess)
+_FAMILIES = (memory, arith, reduce, lanes, halves, convert, dot, vnni, saturate, fp16, poly, memaccess)
 
 
 def key_by_entry(families, table: dict[str, Intrinsic]) -> dict[Intrinsic, object]:

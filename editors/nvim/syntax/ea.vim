@@ -33,7 +33,8 @@ syn keyword eaIntrinsic abs_diff_u8x16 addp_i16 addp_i32 bcast_even_pairs_i32x16
 syn keyword eaIntrinsic bcast_odd_pairs_i32x16 bcast_odd_pairs_i32x8 bitcast_i32x4 bitcast_i32x8 bitcast_i8x16
 syn keyword eaIntrinsic bitcast_i8x32 blend_i32 bslli_i8x16 bslli_i8x32 bsrli_i8x16 bsrli_i8x32 concat_f32x8
 syn keyword eaIntrinsic concat_i32x8 concat_i8x16 concat_i8x32 concat_u8x16 concat_u8x32 cos_approx_f32 cvt_f16_f32
-syn keyword eaIntrinsic cvt_f32_f16 exp exp_poly_f32 f32x4_from_scalars f32x8_from_scalars fence_nt fma gather
+syn keyword eaIntrinsic cvt_f32_f16 dpbusd dpwssd exp exp_poly_f32 f32x4_from_scalars f32x8_from_scalars fence_nt
+syn keyword eaIntrinsic fma gather
 syn keyword eaIntrinsic hadd_i16 hi128_i16x16 hi128_i8x32 hi128_u16x16 hi128_u8x32 hi256_f32x16 hi256_i16x32
 syn keyword eaIntrinsic hi256_i32x16 hi256_i8x64 hi256_u16x32 hi256_u8x64 lo128_i16x16 lo128_i8x32 lo128_u16x16
 syn keyword eaIntrinsic lo128_u8x32 lo256_f32x16 lo256_i16x32 lo256_i32x16 lo256_i8x64 lo256_u16x32 lo256_u8x64 load
