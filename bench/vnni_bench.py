@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/vnni_bench.py [--reps N] [--quick] [--json]
 
-The two examples, examples/int8_dot.ea (a dot product of n u8 x i8) and
-examples/int8_gemm.ea (c = a (m x 1024, u8) times bt (256 x 1024, i8) transposed),
+The two examples, examples/vnni/int8_dot.ea (a dot product of n u8 x i8) and
+examples/vnni/int8_gemm.ea (c = a (m x 1024, u8) times bt (256 x 1024, i8) transposed),
 each export a VNNI version and a maddubs version of the same loop. Both are built
 with `ea --lib` for the host and called through ctypes on the same arrays, and NumPy
 computes the same result (`np.dot` / `@` on int32 copies made before timing: NumPy
@@ -54,7 +54,7 @@ def build() -> tuple[ct.CDLL, ct.CDLL]:
     OUT.mkdir(parents=True, exist_ok=True)
     libs = []
     for stem in ("int8_dot", "int8_gemm"):
-        shutil.copy(ROOT / "examples" / f"{stem}.ea", OUT)
+        shutil.copy(ROOT / "examples" / "vnni" / f"{stem}.ea", OUT)
         done = subprocess.run([str(EA), f"{stem}.ea", "--lib"], cwd=OUT, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"ea {stem}.ea --lib failed:\n{done.stderr}")
