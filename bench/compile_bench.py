@@ -3,8 +3,8 @@ entry point (issue 15 §3): what a build script or CI job pays per file.
 
     .venv/bin/python bench/compile_bench.py [--runs N] [--before REV] [--json]
 
-Every command is run as its own process, N times (default 21), round-robin so
-that load on the machine falls on all of them alike; the figure is the wall
+Every command is run as its own process, N times (default 21), in rounds of
+shuffled order so that load on the machine falls on all of them alike; the figure is the wall
 median. Baselines measured in the same run: Python's own start-up (`python
 -I -S -c pass`, the floor, and `python -c pass`, which adds `site` and this
 checkout's editable-install finder) and `cc -shared` on the object alone (the
@@ -25,6 +25,7 @@ import argparse
 import compileall
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -91,12 +92,17 @@ def run_once(cmd: list[str], cwd: Path, env: dict) -> float:
 
 
 def measure(commands: dict[str, list[str]], runs: int, cwd: Path, env: dict) -> dict[str, float]:
+    """Median per command; each round runs every command once, in a new random order, so
+    that bursts of load from other processes do not fall on the same commands each time."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     for name, cmd in commands.items():  # one warm-up each (page cache, __pycache__)
         run_once(cmd, cwd, env)
+    order = list(commands)
+    shuffle = random.Random(15).shuffle
     for _ in range(runs):
-        for name, cmd in commands.items():
-            times[name].append(run_once(cmd, cwd, env))
+        shuffle(order)
+        for name in order:
+            times[name].append(run_once(commands[name], cwd, env))
     return {name: statistics.median(t) for name, t in times.items()}
 
 
