@@ -8,6 +8,7 @@ linker are imported by the paths that need them."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..options import Options
 from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
@@ -94,7 +95,6 @@ def run_build(args: list[str]) -> int:
 
 
 def _refuse_shared_stems(paths: list[str]) -> None:
-    from pathlib import Path
     seen: dict[str, str] = {}
     for path in paths:
         stem = Path(path).stem
