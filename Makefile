@@ -49,6 +49,7 @@ test: $(STAMP) system-deps nvim-newer vscode-deps vscode-host
 bench: $(STAMP)
 	$(BIN)/ea bench examples/
 	$(BIN)/python bench/frontend.py
+	$(BIN)/python bench/compile_bench.py
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py
 	$(BIN)/python bench/stream_store_bench.py

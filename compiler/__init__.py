@@ -32,12 +32,54 @@ rules) that the checker, codegen, hover and completion read.
 """
 from __future__ import annotations
 
-from .analysis import Analysis, analyze
-from .diagnostics import Diagnostic, Label, Suggestion
-from .options import Options
-from .render import render, render_all
-from .source import SourceFile, Span
+import sys
+import types
+
 from .version import __version__
+
+# Importing the package does no work: each name below is imported on first
+# use (PEP 562), so `ea --version` or `import ea` do not pay for the front end.
+_LAZY = ("Analysis", "analyze", "Diagnostic", "Label", "Suggestion", "Options", "render_all", "SourceFile", "Span")
+
+
+def __getattr__(name: str):
+    if name in ("Analysis", "analyze"):
+        from .analysis import Analysis, analyze
+    elif name in ("Diagnostic", "Label", "Suggestion"):
+        from .diagnostics import Diagnostic, Label, Suggestion
+    elif name == "Options":
+        from .options import Options
+    elif name == "render_all":
+        from .render import render_all
+    elif name in ("SourceFile", "Span"):
+        from .source import SourceFile, Span
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = locals()[name]
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | {"render"})
+
+
+class _Package(types.ModuleType):
+    """`render` names both a submodule and its function; the package attribute
+    is the function, as when it was imported eagerly, even after the import
+    system records the submodule under that name."""
+
+    @property
+    def render(self):
+        from .render import render
+        return render
+
+    @render.setter
+    def render(self, _submodule) -> None:
+        pass
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def load(path, **options):

@@ -12,16 +12,15 @@ the loader and the tools call these functions and report as they need."""
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 from .analysis import Analysis, analyze
 from .diagnostics import Diagnostic
 from .options import Options
-from .outputs.header import header_text
-from .outputs.metadata import metadata_text
 from .syntax import ast as A
+
+# subprocess, tempfile and the output writers are imported where they are used:
+# `ea k.ea` writes an object and needs none of them (start-up is per process).
 
 
 class LinkError(Exception):
@@ -88,11 +87,13 @@ def exported_names(analysis: Analysis) -> list[str]:
 
 def header(analysis: Analysis, stem: str) -> str:
     """The C header (`<stem>.h`) of an analysed file."""
+    from .outputs.header import header_text
     return header_text(stem, analysis.desugared)
 
 
 def metadata(analysis: Analysis, library: str) -> str:
     """The `.ea.json` metadata of an analysed file, naming its shared library."""
+    from .outputs.metadata import metadata_text
     return metadata_text(library, analysis.desugared)
 
 
@@ -104,6 +105,7 @@ def link_shared_library(obj: str | Path, out: str | Path,
 
 def link_executable(obj: bytes, out: str | Path) -> None:
     """Link object code (with its `main`) into the executable `out`; LinkError if `$CC` fails."""
+    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         tmp_obj = os.path.join(tmp, "ea_main.o")
         Path(tmp_obj).write_bytes(obj)
@@ -111,6 +113,7 @@ def link_executable(obj: bytes, out: str | Path) -> None:
 
 
 def _run_cc(args: list[str], failure: str) -> None:
+    import subprocess
     cc = os.environ.get("CC", "cc")
     try:
         proc = subprocess.run([cc, *args], capture_output=True, text=True)

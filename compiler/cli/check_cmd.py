@@ -1,7 +1,6 @@
 """`ea check FILE|DIR...`: every diagnostic of many files, for people and CI."""
 from __future__ import annotations
 
-import json
 import sys
 
 from ..analysis import analyze
@@ -70,6 +69,7 @@ def run_check(args: list[str]) -> int:
             sys.stderr.write(render_all(result.diagnostics, result.source, path))
         report.append({"path": path, "diagnostics": [d.to_json() for d in result.diagnostics]})
     if fmt == "json":
+        import json
         json.dump({"files": report, "errors": errors, "warnings": warnings}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

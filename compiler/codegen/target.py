@@ -104,4 +104,4 @@ def target_machine(options: Options) -> llvm.TargetMachine:
 
 def host_cpu_name() -> str:
     init()
-    return llvm.get_host_cpu_name()
+    return _host()[0]
