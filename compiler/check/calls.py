@@ -12,8 +12,7 @@ CTX_CALLS = frozenset(("splat", "load", "load_masked"))
 
 def is_ctx_call(e: A.Expr) -> bool:
     """A call whose lane count comes from its expected type (§5.6)."""
-    while isinstance(e, A.Paren):
-        e = e.inner
+    e = A.unparen(e)
     return isinstance(e, A.Call) and (e.name in CTX_CALLS)
 
 
@@ -102,7 +101,7 @@ class CallCheck:
 
     def compared_type(self, i: int) -> T.Vector | None:
         """The vector type a mask argument compares (`v .> splat(t)`: v's type)."""
-        node = widths.strip(self.nodes[i])
+        node = A.unparen(self.nodes[i])
         if isinstance(node, A.Binary) and isinstance(node.left.ty, T.Vector):
             return node.left.ty
         return None

@@ -11,7 +11,6 @@ from ..typesys.vectors import LITERAL_SUFFIXES, VECTORS
 from .calls import CTX_CALLS, CallCheck
 from .operators import OperatorChecker
 from .suggest import conversion_hint, did_you_mean
-from .widths import strip
 
 
 class ExprChecker(OperatorChecker):
@@ -166,7 +165,7 @@ class ExprChecker(OperatorChecker):
     def initialiser(self, e: A.Expr, declared: T.Type) -> T.Type:
         """Type a `let` initialiser: the one place where a bare `[...]` takes
         the declared vector type (LANGUAGE.md §5.4, annotation form)."""
-        self.annotated = strip(e)
+        self.annotated = A.unparen(e)
         try:
             return self.expr(e, declared)
         finally:

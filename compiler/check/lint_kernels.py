@@ -225,8 +225,7 @@ def _mut_ptr_name(e) -> bool:
 def width_origin(e: A.Expr, decisions: Decisions) -> A.Call | None:
     """The context-typed call whose default width `e` has, or None when an
     explicitly typed operand fixes it (a `let` type, `load_f32x8`, ...)."""
-    while isinstance(e, A.Paren):
-        e = e.inner
+    e = A.unparen(e)
     if isinstance(e, A.Call):
         if decisions.inferred_type(e) is not None:
             return e

@@ -30,8 +30,7 @@ def calls_by_name(program: A.Program) -> dict[str, list[A.Call]]:
 def multiple_of(e: A.Expr, step: int, consts: dict) -> bool:
     """True when `e` is provably a multiple of `step`: a constant one, or a
     product with such a factor."""
-    while isinstance(e, A.Paren):
-        e = e.inner
+    e = A.unparen(e)
     try:
         value = evaluate(e, consts)
     except ConstError:

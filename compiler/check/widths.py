@@ -15,19 +15,13 @@ from ..typesys.vectors import LITERAL_SUFFIXES
 _MAX_LITERAL_LANES = 16
 
 
-def strip(e: A.Expr) -> A.Expr:
-    while isinstance(e, A.Paren):
-        e = e.inner
-    return e
-
-
 def origin(checker, e: A.Expr) -> A.Call | None:
     """The context-typed call whose default gave `e` its vector type: `e`
     itself, the left operand of a dotted operator (typed first, it gives the
     right one its type), the operand of `-`, or the first argument of an
     intrinsic whose result has that argument's type (`sqrt(load(p, i))`)."""
     while True:
-        e = strip(e)
+        e = A.unparen(e)
         if isinstance(e, A.Unary):
             e = e.operand
         elif isinstance(e, A.Binary) and e.op.startswith(".") and not isinstance(e.ty, T.Mask):
@@ -63,7 +57,7 @@ def retyped(checker, call: A.Call, want: T.Vector) -> str | None:
         return f"load_{want.elem}x{want.lanes}" + checker.source.text_of(call.span)[len("load"):]
     if call.name == "splat" and len(call.args) == 1 and str(want) in LITERAL_SUFFIXES \
             and want.lanes <= _MAX_LITERAL_LANES:
-        arg = strip(call.args[0])
+        arg = A.unparen(call.args[0])
         simple = isinstance(arg, (A.IntLit, A.FloatLit, A.Name))
         if simple and T.compatible(arg.ty, want.elem):
             text = checker.source.text_of(arg.span)
@@ -74,7 +68,7 @@ def retyped(checker, call: A.Call, want: T.Vector) -> str | None:
 def spelled(checker, call: A.Call, want: T.Vector) -> str:
     """The call as it would be written with type `want` from a `let`: an
     integer literal splatted into float lanes must become a float literal."""
-    arg = strip(call.args[0]) if call.name == "splat" and len(call.args) == 1 else None
+    arg = A.unparen(call.args[0]) if call.name == "splat" and len(call.args) == 1 else None
     if isinstance(arg, A.IntLit) and want.elem.is_float and arg.text.isdigit():
         return f"splat({arg.text}.0)"
     return checker.source.text_of(call.span)
@@ -84,7 +78,7 @@ def want_for(call: A.Call, operand: A.Expr, want: T.Vector) -> T.Vector:
     """The type `call` needs so that `operand` (which contains it) gets the
     lanes of `want`: all of `want` when the call is the operand, else its own
     element with `want`'s lanes (`sqrt(load(p, i))`)."""
-    if strip(operand) is call:
+    if A.unparen(operand) is call:
         return want
     return T.vector(call.ty.elem, want.lanes)
 
@@ -129,7 +123,7 @@ def _text(data: bytes, start: int, end: int) -> str:
 def splat_element(checker, e: A.Expr, want: T.Vector):
     """`splat(t)` of a concrete scalar keeps t's type even with a vector type
     from context: name that, and convert the argument (`splat(to_u8(t))`)."""
-    e = strip(e)
+    e = A.unparen(e)
     if not (isinstance(e, A.Call) and e.name == "splat" and len(e.args) == 1 and isinstance(e.ty, T.Vector)):
         return [], []
     arg = e.args[0]

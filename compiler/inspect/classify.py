@@ -34,7 +34,7 @@ _X86_WIDTH = {"x": 128, "y": 256, "z": 512}
 _X86_SCALAR_FP = re.compile(r"(ss|sd|sh)$")
 _X86_ARITH_FP = re.compile(r"^v?(add|sub|mul|div|min|max|sqrt|fmadd|fmsub|fnmadd|fnmsub)\w*(ps|pd|ss|sd)$")
 _X86_INT_SIZE = {"b": 1, "w": 2, "l": 4, "q": 8}
-_X86_ZERO_IDIOMS = ("vxorps", "vxorpd", "vpxor", "vpxord", "vpxorq", "xorps", "xorpd", "pxor")
+X86_ZERO_IDIOMS = ("vxorps", "vxorpd", "vpxor", "vpxord", "vpxorq", "xorps", "xorpd", "pxor")
 _X86_WIDENING = re.compile(r"^v?pmov[sz]x([bwd][wdq])$")
 _X86_LANE_BYTES = {"b": 1, "w": 2, "d": 4, "q": 8}
 _X86_COMPARES = ("cmp", "test", "vcmp", "vptest", "vucomi", "ucomi", "vcomi", "comi", "bt")
@@ -69,7 +69,7 @@ def classify_x86(ins: Instr) -> Info:
     macs = _X86_VNNI_MACS.get(m, 0)
     # vpdpbusd, vpdpwssd end in `sd` but are vector integer instructions
     scalar_fp = bool(_X86_SCALAR_FP.search(m)) and not m.startswith("vbroadcast") and not macs
-    zeroing = m in _X86_ZERO_IDIOMS and len(set(ins.operands)) == 1  # vxorps %x, %x, %x clears a register
+    zeroing = m in X86_ZERO_IDIOMS and len(set(ins.operands)) == 1  # vxorps %x, %x, %x clears a register
     if vregs and not scalar_fp and not zeroing and m not in ("vmovd", "vmovq", "movd", "movq"):
         info.vector = True
         info.width = max(_X86_WIDTH[r[0]] for r in vregs)

@@ -207,13 +207,7 @@ def _is_float(t) -> bool:
 def _is_mul_add(e) -> bool:
     if not (isinstance(e, A.Binary) and e.op in ("+", "-", ".+", ".-") and _is_float(e.ty)):
         return False
-    return any(isinstance(_strip(x), A.Binary) and _strip(x).op in ("*", ".*") for x in (e.left, e.right))
-
-
-def _strip(e):
-    while isinstance(e, A.Paren):
-        e = e.inner
-    return e
+    return any(isinstance(A.unparen(x), A.Binary) and A.unparen(x).op in ("*", ".*") for x in (e.left, e.right))
 
 
 def _accumulators(stmts) -> dict:
@@ -223,13 +217,13 @@ def _accumulators(stmts) -> dict:
         if loop is None or not isinstance(s, A.Assign) or not isinstance(s.target, A.Name):
             continue
         name = s.target.name
-        v = _strip(s.value)
+        v = A.unparen(s.value)
         is_acc = (isinstance(v, A.Binary) and v.op in ("+", ".+") and _is_float(v.ty)
-                  and any(isinstance(_strip(x), A.Name) and _strip(x).name == name for x in (v.left, v.right))) \
+                  and any(isinstance(A.unparen(x), A.Name) and A.unparen(x).name == name for x in (v.left, v.right))) \
             or (isinstance(v, A.Call) and v.name == "fma" and len(v.args) == 3
-                and isinstance(_strip(v.args[2]), A.Name) and _strip(v.args[2]).name == name) \
+                and isinstance(A.unparen(v.args[2]), A.Name) and A.unparen(v.args[2]).name == name) \
             or (isinstance(v, A.Call) and v.name in ("min", "max") and len(v.args) == 2
-                and any(isinstance(_strip(x), A.Name) and _strip(x).name == name for x in v.args))
+                and any(isinstance(A.unparen(x), A.Name) and A.unparen(x).name == name for x in v.args))
         if is_acc:
             accs = found.setdefault(id(loop), [])
             if name not in [n for n, _, _ in accs]:

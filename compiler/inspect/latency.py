@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from .asm import Instr
+from .classify import X86_ZERO_IDIOMS
 
 _X86_REG = re.compile(r"%(?:([xyz])mm(\d+)|k(\d))")
 _X86_FP = re.compile(r"^v?(add|sub|mul|min|max|fmadd|fmsub|fnmadd|fnmsub|cmp|hadd|hsub|dp|round|rcp|rsqrt|cvt)")
@@ -52,7 +53,7 @@ def _x86_operands(ins: Instr) -> tuple[list[str], str | None]:
         return [r for rs in regs for r in rs], None
     dest = regs[-1][0]
     srcs = [r for rs in regs[:-1] for r in rs] + regs[-1][1:]  # {%k1} on the destination is read
-    if m in ("vxorps", "vxorpd", "vpxor", "vpxord", "vpxorq", "xorps", "xorpd", "pxor") and len(set(ops)) == 1:
+    if m in X86_ZERO_IDIOMS and len(set(ops)) == 1:
         return [], dest  # zeroing idiom: no input
     merges = "{%k" in ops[-1] and "{z}" not in ops[-1]
     two_operand = not m.startswith("v") and len(ops) == 2 and not m.startswith("mov")

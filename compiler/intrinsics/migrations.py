@@ -17,8 +17,11 @@ from ..typesys import model as T
 # when the arguments do not say which replacement applies.
 Rewrite = Callable[[list[str], list[T.Type]], Optional[str]]
 
-_SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
-_ABD_TYPES = _SAT_TYPES + ("i32x4", "u32x4")
+# The vector types of the typed saturating and absolute-difference intrinsics
+# (sat_add_u8x16, abs_diff_i32x4, ...): declared here once, read by the family
+# file, its lowerings and the migrations of the untyped names.
+SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
+ABD_TYPES = SAT_TYPES + ("i32x4", "u32x4")
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,9 @@ def _maddubs_i32(args, ts):
 
 
 MIGRATIONS: dict[str, Migration] = {m.name: m for m in (
-    _deprecated("sat_add", _SAT_TYPES),
-    _deprecated("sat_sub", _SAT_TYPES),
-    _deprecated("abs_diff", _ABD_TYPES, " (ARM-only)"),
+    _deprecated("sat_add", SAT_TYPES),
+    _deprecated("sat_sub", SAT_TYPES),
+    _deprecated("abs_diff", ABD_TYPES, " (ARM-only)"),
     Migration("maddubs_i32", "removed", "1.11", "madd_i16(maddubs_i16(a, b), ones)", _maddubs_i32,
               whole_call=True,
               note="ones is an i16 vector of 1s (splat(1) takes i16xN from the other operand of madd_i16); "

@@ -7,13 +7,11 @@ type.
 from __future__ import annotations
 
 from ..typesys import model as T
-from .migrations import migration
+from .migrations import ABD_TYPES, SAT_TYPES, migration
 from .table import Intrinsic, arm_only, declare_typed, peer_operands
 
 FAMILY = "saturating arithmetic"
 
-_SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
-_ABD_TYPES = _SAT_TYPES + ("i32x4", "u32x4")
 _ABD_ARM = ("abs_diff is ARM-only (NEON); no x86 equivalent \u2014 "
             "use max(a .- b, b .- a) explicitly")
 
@@ -52,9 +50,9 @@ def _typed(op: str, ty: str, target=None) -> Intrinsic:
 _abd_target = arm_only(_ABD_ARM)
 
 INTRINSICS = [
-    *[_typed(op, t) for op in ("sat_add", "sat_sub") for t in _SAT_TYPES],
-    _polymorphic("sat_add", _SAT_TYPES),
-    _polymorphic("sat_sub", _SAT_TYPES),
-    *[_typed("abs_diff", t, _abd_target) for t in _ABD_TYPES],
-    _polymorphic("abs_diff", _ABD_TYPES, _abd_target),
+    *[_typed(op, t) for op in ("sat_add", "sat_sub") for t in SAT_TYPES],
+    _polymorphic("sat_add", SAT_TYPES),
+    _polymorphic("sat_sub", SAT_TYPES),
+    *[_typed("abs_diff", t, _abd_target) for t in ABD_TYPES],
+    _polymorphic("abs_diff", ABD_TYPES, _abd_target),
 ]

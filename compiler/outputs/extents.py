@@ -89,6 +89,5 @@ def _indexed(block: A.Block, var: str, pointers: set[str]) -> set[str]:
 
 
 def _is(expr, name: str) -> bool:
-    while isinstance(expr, A.Paren):
-        expr = expr.inner
+    expr = A.unparen(expr)
     return isinstance(expr, A.Name) and expr.name == name

@@ -351,6 +351,13 @@ _CHILD_FIELDS = {Let: ("value",), Return: ("value",), Assign: ("target", "value"
 _CHILD_LISTS = {Block: "stmts", Call: "args", VectorLit: "elems"}
 
 
+def unparen(e):
+    """`e` without the parentheses around it."""
+    while isinstance(e, Paren):
+        e = e.inner
+    return e
+
+
 def children(x) -> list:
     """The statements and expressions directly under a statement, an
     expression or a Block, in source order (a struct literal's field values;

@@ -3,10 +3,9 @@
 the typed and the deprecated polymorphic spellings alike."""
 from __future__ import annotations
 
+from ...intrinsics.migrations import ABD_TYPES, SAT_TYPES
 from .common import call_intrinsic
 
-_SAT_TYPES = ("i8x16", "u8x16", "i16x8", "u16x8")
-_ABD_TYPES = _SAT_TYPES + ("i32x4", "u32x4")
 
 
 def _by_sign(intrinsic: str):
@@ -30,7 +29,7 @@ _abs_diff = _by_sign("llvm.aarch64.neon.{sign}abd")
 
 
 LOWER = {
-    **{f"sat_add_{t}": _sat("add") for t in _SAT_TYPES}, "sat_add": _sat("add"),
-    **{f"sat_sub_{t}": _sat("sub") for t in _SAT_TYPES}, "sat_sub": _sat("sub"),
-    **{f"abs_diff_{t}": _abs_diff for t in _ABD_TYPES}, "abs_diff": _abs_diff,
+    **{f"sat_add_{t}": _sat("add") for t in SAT_TYPES}, "sat_add": _sat("add"),
+    **{f"sat_sub_{t}": _sat("sub") for t in SAT_TYPES}, "sat_sub": _sat("sub"),
+    **{f"abs_diff_{t}": _abs_diff for t in ABD_TYPES}, "abs_diff": _abs_diff,
 }
