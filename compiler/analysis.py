@@ -86,6 +86,16 @@ class Analysis:
         decided nothing (no call there, or text it could not check)."""
         return self.decisions.callee_named_from(start)
 
+    def callee_at(self, name_token):
+        """What the call named by `name_token` calls: the checker's recorded
+        decision, or, for text it could not check (a call being typed), the
+        same rule applied to the name (intrinsics first, `abs` shadowable)."""
+        callee = self.decisions.callee_named_from(name_token.start)
+        if callee is not None:
+            return callee
+        functions = [s for s in self.symbols.named(name_token.text) if s.kind in ("function", "kernel")]
+        return intrinsics.resolve_call(name_token.text, bool(functions)) or (functions[0] if functions else None)
+
     @staticmethod
     def intrinsic_wins(name: str) -> bool:
         """A call to `name` would call an intrinsic even where the file declares

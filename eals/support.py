@@ -27,8 +27,8 @@ from ea_compiler.tooling import Symbol, gc_paused, unit_width
 from ea_compiler.tooling import ast as A
 
 from .convert import using
+from .protocol import REQUEST_FAILED
 
-REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
 
 
 def request_failed(message: str) -> JsonRpcException:

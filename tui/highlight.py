@@ -38,19 +38,14 @@ def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
     return out
 
 
-def _calls_intrinsic(analysis: Analysis, tok) -> bool:
-    """As the checker decided; by the name only where it decided nothing."""
-    callee = analysis.callee_named_from(tok.start)
-    return isinstance(callee, Intrinsic) if callee is not None else lookup(tok.text) is not None
-
-
 def _token_category(analysis: Analysis, tok, prev, nxt) -> str | None:
     call = nxt is not None and nxt.kind == "LeftParen"
     if tok.kind == IDENT:
         if tok.text in HEADER_WORDS or (tok.text in TAIL_WORDS and prev is not None and prev.text == "tail"):
             return "keyword"
         if call:
-            return "intrinsic" if _calls_intrinsic(analysis, tok) else "function"
+            defines = prev is not None and (prev.kind == "Func" or prev.text == "kernel")
+            return "intrinsic" if not defines and isinstance(analysis.callee_at(tok), Intrinsic) else "function"
         return None
     if call and lookup(tok.text) is not None:  # `splat(...)` is a keyword that works like an intrinsic
         return "intrinsic"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import SCALARS, VECTORS, lookup
+from ea_compiler.tooling import SCALARS, VECTORS, Intrinsic, lookup
 
 from ..convert import offset, to_range
 from ..lookup import word_at
@@ -39,8 +39,8 @@ async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
         text = _struct(analysis, sym)
     elif sym is not None:
         text = _variable(sym)
-    elif (intr := analysis.intrinsic_called_at(tok.start) or lookup(tok.text)) is not None:
-        # a call: what the checker decided it calls; a bare name: the table's entry
+    elif isinstance(intr := analysis.callee_at(tok), Intrinsic) or (intr := lookup(tok.text)) is not None:
+        # a call: what it calls; a bare name: the table's entry
         text = intrinsic_markdown(intr)
     elif tok.text in VECTORS or tok.text in SCALARS:
         text = _builtin_type(tok.text)

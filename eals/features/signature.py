@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import Intrinsic, Symbol, lookup
+from ea_compiler.tooling import Intrinsic, Symbol
 
 from ..convert import offset
-from ..lookup import call_at, callable_named, params_of, split_params
+from ..lookup import call_at, params_of, split_params
 from ..support import guarded
 
 
@@ -28,9 +28,7 @@ async def _help(ls, uri: str, pos: lsp.Position) -> lsp.SignatureHelp | None:
     call = call_at(analysis, offset(analysis.source, pos))
     if call is None:
         return None
-    callee = analysis.callee_named_from(call.name_token.start)  # what the checker decided
-    if callee is None:  # text the checker could not check (being typed): go by the name
-        callee = callable_named(analysis, call.name) or lookup(call.name)
+    callee = analysis.callee_at(call.name_token)
     if isinstance(callee, Symbol):
         sym = callee
         params = params_of(analysis, sym.name)

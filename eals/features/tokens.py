@@ -17,7 +17,6 @@ from lsprotocol import types as lsp
 from ea_compiler.tooling import (CONTEXTUAL_WORDS, EOF, IDENT, TYPE_IDENTIFIERS, PositionEncoding, comments,
                               gc_paused, significant, token_class)
 from ea_compiler.tooling import Intrinsic
-from ea_compiler.tooling import lookup as intrinsic
 
 from ..convert import encoding
 from ..support import guarded, occurrences
@@ -72,7 +71,7 @@ def _identifier(analysis, tokens, i: int, occ) -> tuple[str, int]:
             mods |= MUTABLE
         return _SYMBOL_TYPE.get(sym.kind, "variable"), mods
     before = [tokens[j].kind if j >= 0 else None for j in (i - 1, i - 2, i - 3)]
-    if tokens[i + 1].kind == "LeftParen" and _calls_intrinsic(analysis, tok):
+    if tokens[i + 1].kind == "LeftParen" and isinstance(analysis.callee_at(tok), Intrinsic):
         return "macro", DEFAULT_LIBRARY
     if before[:2] == ["LeftBracket", "Hash"] or \
             (before[0] == "LeftParen" and tokens[i - 2].text == "cfg" and before[2] == "LeftBracket"):
@@ -82,13 +81,6 @@ def _identifier(analysis, tokens, i: int, occ) -> tuple[str, int]:
     if tok.text in CONTEXTUAL_WORDS:
         return "keyword", 0
     return "variable", 0
-
-
-def _calls_intrinsic(analysis, tok) -> bool:
-    """Whether the call named by `tok` calls an intrinsic, as the checker decided;
-    by the name only where it decided nothing (text it could not check)."""
-    callee = analysis.callee_named_from(tok.start)
-    return isinstance(callee, Intrinsic) if callee is not None else intrinsic(tok.text) is not None
 
 
 def classify(analysis) -> list[tuple[int, int, int, int, int]]:
