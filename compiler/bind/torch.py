@@ -66,7 +66,7 @@ def _empty(shape, dtype):
     count = 1
     for extent in shape:
         count *= max(extent, 0)
-    size = _torch.empty(0, dtype=dtype).element_size()
+    size = dtype.itemsize
     raw = _torch.empty(count * size + 64, dtype=_torch.uint8)
     start = -raw.data_ptr() % 64
     return raw[start:start + count * size].view(dtype).view(shape)
