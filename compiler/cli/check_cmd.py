@@ -7,7 +7,7 @@ from ..analysis import analyze
 from ..options import Options
 from ..render import render_all
 from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
-from .flags import read_sources, wants_help
+from .flags import read_sources, unreadable, wants_help
 
 USAGE = "usage: ea check <file.ea|dir>... [--format text|json] [target options]"
 HELP = USAGE + """
@@ -56,9 +56,7 @@ def run_check(args: list[str]) -> int:
         if data is None:
             errors += 1
             message = f"cannot read '{path}': {problem}"
-            report.append({"path": path, "diagnostics": [{"severity": "error", "kind": "io", "code": "io",
-                                                           "message": message, "span": None, "labels": [],
-                                                           "notes": [], "suggestions": []}]})
+            report.append({"path": path, "diagnostics": [unreadable(path, problem)]})
             if fmt == "text":
                 print(f"error: {message}", file=sys.stderr)
             continue

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..options import Options
 from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
-from .flags import expand_sources, wants_help
+from .flags import read_sources, wants_help
 
 _BUILD_FLAGS = {"--lib", "--emit-llvm", "--emit-asm", "--annotate", "--header", "--emit-ast", "--emit-tokens"}
 
@@ -74,20 +74,16 @@ def run_build(args: list[str]) -> int:
     if not inputs:
         print(BUILD_USAGE, file=sys.stderr)
         return 1
-    files = expand_sources(inputs)
+    files = read_sources(inputs)
     if flags.out is not None and len(files) > 1:
         raise UsageError("-o names one output: give `ea build` a single input with it")
-    _refuse_shared_stems([path for path, problem in files if problem is None])
+    _refuse_shared_stems([path for path, data, problem in files if data is not None])
     if not flags.flags & {"--emit-tokens", "--emit-ast"}:
         validate(flags.options)  # once, before any output: the same answer for every file
     failed = 0
-    for path, problem in files:
-        try:
-            if problem is not None:
-                raise UsageError(f"cannot read '{path}': {problem}")
-            data = _read(path)
-        except UsageError as err:
-            print(f"error: {err}", file=sys.stderr)
+    for path, data, problem in files:
+        if data is None:
+            print(f"error: cannot read '{path}': {problem}", file=sys.stderr)
             failed += 1
             continue
         failed += compile_file(path, data, flags) != 0

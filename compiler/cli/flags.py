@@ -43,3 +43,9 @@ def read_sources(paths: list[str]) -> list[tuple[str, bytes | None, str | None]]
                 problem = err.strerror or str(err)
         out.append((path, data, problem))
     return out
+
+
+def unreadable(path: str, problem: str) -> dict:
+    """The JSON diagnostic of an input that cannot be read (`ea check`/`ea inspect --json`)."""
+    from ..diagnostics import Diagnostic
+    return Diagnostic("error", "io", "io", f"cannot read '{path}': {problem}", None).to_json()

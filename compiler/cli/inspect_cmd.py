@@ -10,7 +10,7 @@ from ..inspect import InspectError, inspect, render_text
 from ..options import Options
 from ..render import render_all
 from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_target_flag, validate
-from .flags import read_sources, wants_help
+from .flags import read_sources, unreadable, wants_help
 
 USAGE = "usage: ea inspect <file.ea> [--opt-level=N] [--target=CPU] [--target-triple=T] [--avx512] " \
         "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--json]"
@@ -89,8 +89,7 @@ def _inspect_one(path: str, data: bytes | None, problem: str | None, opts: Optio
         message = f"cannot read '{path}': {problem}"
         print(f"error: {message}", file=sys.stderr)
         if docs is not None:
-            docs.append({"path": path, "diagnostics": [{"severity": "error", "kind": "io", "code": "io",
-                                                        "message": message, "span": None}]})
+            docs.append({"path": path, "diagnostics": [unreadable(path, problem)]})
         return None
     try:
         return inspect(data, path, opts, bandwidth)
