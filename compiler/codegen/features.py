@@ -11,7 +11,7 @@ import functools
 
 import llvmlite.binding as llvm
 
-from ..cpu_levels import BASE, CPU_LEVELS
+from ..cpu_levels import BASE, CPU_LEVELS, cpu_label, target_features  # noqa: F401 (cpu_label: re-exported)
 from ..options import Options
 
 # The feature an `llvm.x86.<group>.*` intrinsic needs, by its group name.
@@ -25,19 +25,17 @@ def _host() -> frozenset[str]:
 
 
 def x86_features(options: Options) -> frozenset[str]:
+    """As the front end sees them (cpu_levels.target_features), except that the
+    host's come from LLVM itself, and a CPU outside the table counts as the
+    baseline: refusing is safe, selecting a missing instruction aborts LLVM."""
     if options.target_cpu in ("", "native") and not options.target_triple:
-        found = _host()
-    else:
-        found = CPU_LEVELS.get(options.target_cpu, BASE)
-    if options.avx512:
-        found = found | {"avx512f", "avx512vl", "avx512bw"}
+        return _host() | ({"avx512f", "avx512vl", "avx512bw"} if options.avx512 else frozenset())
+    found = target_features(options)
+    if found is None:
+        found = BASE | ({"avx512f", "avx512vl", "avx512bw"} if options.avx512 else frozenset())
     return found
 
 
 def known_cpu(options: Options) -> bool:
     """A CPU name in the table of levels (x86): safe to hand to LLVM without probing it."""
     return not options.is_arm and options.target_cpu in CPU_LEVELS
-
-
-def cpu_label(options: Options) -> str:
-    return "the host CPU" if options.target_cpu in ("", "native") else f"--target={options.target_cpu}"
