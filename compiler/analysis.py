@@ -3,6 +3,8 @@ types and diagnostics, without touching LLVM. Returns a result for any input.
 """
 from __future__ import annotations
 
+import functools
+
 import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from .symbols import Symbol, SymbolTable
 from .syntax import ast as A
 from .syntax.lexer import lex
 from .syntax.parser import parse
-from .syntax.tokens import Token
+from .syntax.tokens import COMMENT, Token
 
 
 @dataclass
@@ -105,8 +107,24 @@ class Analysis:
     def symbol_at(self, offset: int) -> Symbol | None:
         return self.symbols.at(offset)
 
+    @functools.cached_property
+    def token_starts(self) -> list[int]:
+        """The start of every token, for bisecting (built once per analysis)."""
+        return [t.start for t in self.tokens]
+
+    @functools.cached_property
+    def _code(self) -> tuple[list[Token], list[int]]:
+        """The tokens without comments, and their starts (built once per analysis)."""
+        code = [t for t in self.tokens if t.kind != COMMENT]
+        return code, [t.start for t in code]
+
+    def tokens_before(self, offset: int) -> list[Token]:
+        """The non-comment tokens that start before `offset` (the text a cursor follows)."""
+        code, starts = self._code
+        return code[:bisect_right(starts, offset - 1)] if offset > 0 else []
+
     def token_at(self, offset: int) -> Token | None:
-        starts = [t.start for t in self.tokens]
+        starts = self.token_starts
         i = bisect_right(starts, offset) - 1
         if 0 <= i < len(self.tokens) and self.tokens[i].start <= offset <= self.tokens[i].end:
             return self.tokens[i]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ea_compiler.tooling import COMMENT, IDENT, KEYWORDS, Symbol, Token, lookup
+from ea_compiler.tooling import IDENT, KEYWORDS, Symbol, Token, lookup
 from ea_compiler.tooling import ast as A
 
 WORD_KINDS = frozenset(KEYWORDS.values()) | {IDENT}
@@ -17,20 +17,13 @@ _CLOSE = {v: k for k, v in _OPEN.items()}
 def word_at(analysis, offset: int) -> Token | None:
     """The identifier or keyword token touching `offset` (either side)."""
     tokens = analysis.tokens
-    i = bisect_right([t.start for t in tokens], offset) - 1
+    i = bisect_right(analysis.token_starts, offset) - 1
     for j in (i, i - 1):
         if 0 <= j < len(tokens):
             t = tokens[j]
             if t.kind in WORD_KINDS and t.start <= offset <= t.end and t.end > t.start:
                 return t
     return None
-
-
-def tokens_before(analysis, offset: int) -> list[Token]:
-    """Tokens that start before `offset` (the text the cursor follows)."""
-    tokens = analysis.tokens
-    before = tokens[:bisect_right([t.start for t in tokens], offset - 1)] if offset > 0 else []
-    return [t for t in before if t.kind != COMMENT]
 
 
 def enclosing_item(analysis, offset: int) -> A.Func | A.Kernel | None:
@@ -65,7 +58,7 @@ class CallSite:
 def call_at(analysis, offset: int) -> CallSite | None:
     """The innermost call whose `(` is open at `offset`: the nearest
     unmatched `(` before the cursor, preceded by a name."""
-    before = tokens_before(analysis, offset)
+    before = analysis.tokens_before(offset)
     depth = {"LeftParen": 0, "LeftBracket": 0, "LeftBrace": 0}
     commas = 0
     for k in range(len(before) - 1, -1, -1):

@@ -16,7 +16,7 @@ from ea_compiler.tooling import ast as A
 
 from ..clientcaps import ClientFeatures
 from ..convert import offset
-from ..lookup import WORD_KINDS, enclosing_item, tokens_before
+from ..lookup import WORD_KINDS, enclosing_item
 from ..support import guarded
 
 K = lsp.CompletionItemKind
@@ -39,7 +39,7 @@ async def _complete(ls, uri: str, pos: lsp.Position) -> lsp.CompletionList | Non
     if analysis is None:
         return None
     at = offset(analysis.source, pos)
-    before = [t for t in tokens_before(analysis, at)[-3:] if t.end <= at or t.kind in WORD_KINDS]
+    before = [t for t in analysis.tokens_before(at)[-3:] if t.end <= at or t.kind in WORD_KINDS]
     if before and before[-1].kind in WORD_KINDS and before[-1].end >= at:
         before = before[:-1]  # the word being typed
     if before and before[-1].kind == "Dot":
