@@ -13,7 +13,6 @@ from ea_compiler.tooling import ast as A
 from ea_compiler.tooling import types as T
 
 from ..convert import position
-from ..support import walk
 
 
 def width_hints(analysis: Analysis, rng: lsp.Range) -> list[lsp.InlayHint]:
@@ -30,12 +29,7 @@ def width_hints(analysis: Analysis, rng: lsp.Range) -> list[lsp.InlayHint]:
 
 
 def _let_initialisers(program: A.Program) -> set[int]:
-    """Ids of the expressions `let` statements initialise (parentheses stripped)."""
-    found: set[int] = set()
-    for node in walk(program):
-        if isinstance(node, A.Let) and node.value is not None:
-            value = node.value
-            while isinstance(value, A.Paren):
-                value = value.inner
-            found.add(id(value))
-    return found
+    """Ids of the expressions `let` statements initialise (parentheses stripped);
+    statements only: expressions are not entered."""
+    bodies = [s for item in program.items if isinstance(item, A.Func) for s in item.body.stmts]
+    return {id(A.unparen(s.value)) for s in A.statements(bodies) if isinstance(s, A.Let) and s.value is not None}
