@@ -70,13 +70,36 @@ async def machine_code(server, uri: str, analysis, names: list[str],
         return None
     rest = [n for n in names if n not in done]
     if rest:
-        asyncio.ensure_future(_background(server, uri, analysis, rest))
+        _in_background(server, uri, analysis, rest)
     return done
 
 
-async def _background(server, uri: str, analysis, names: list[str]) -> None:
+@dataclass
+class _Backlog:
+    """The functions of one analysis left for the background: one task per
+    document drains it, so overlapping requests (scrolling, typing) share it and
+    the client is asked to refresh once, when it is empty."""
+    analysis: object
+    names: list[str]
+    task: asyncio.Future | None = None
+
+
+def _in_background(server, uri: str, analysis, names: list[str]) -> None:
+    backlog = server.inlay_backlogs.get(uri)
+    if backlog is not None and backlog.analysis is analysis and backlog.task is not None and not backlog.task.done():
+        backlog.names.extend(n for n in names if n not in backlog.names)
+        return
+    backlog = _Backlog(analysis, list(names))
+    backlog.task = asyncio.ensure_future(_drain(server, uri, backlog))
+    server.inlay_backlogs[uri] = backlog
+
+
+async def _drain(server, uri: str, backlog: _Backlog) -> None:
     loop = asyncio.get_running_loop()
-    for name in names:  # one job per function: a hover waits behind at most one
+    analysis = backlog.analysis
+    while backlog.names:  # one job per function: a hover waits behind at most one
+        name = backlog.names.pop(0)
+
         def work(name=name):
             return _compile(analysis, [name], None) if _current(server, uri, analysis) else None
         if await loop.run_in_executor(server.codegen_pool, work) is None:

@@ -43,6 +43,7 @@ class EaServer(LanguageServer):
         self.config = Config()
         self.docs: dict[str, Document] = {}
         self.client = ClientFeatures()  # replaced at initialize
+        self.inlay_backlogs: dict = {}  # uri -> machine._Backlog: functions compiled in the background
         self.positions = PositionEncoding()  # replaced at initialize: how columns are counted
         # Analyses of different versions run side by side, so a request for the
         # newest version never waits behind a slow analysis of an older one
