@@ -138,33 +138,31 @@ def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = Fal
     if hit is not None:
         return hit
     entry = _build(path, opts)
-    _warn(entry, path)
-    kernel = _jit(entry, path.stem, opts, str(path))
+    api = parse_api((entry / f"{path.stem}.ea.json").read_text(), path.stem)
+    _warn(entry, path, api)
+    kernel = _jit(entry, api, opts, str(path))
     _LOADED[(entry, path.stat().st_mtime_ns)] = kernel
     return kernel
 
 
-def _warn(entry: Path, path: Path, exports: bool = True) -> None:
-    """The compiler's warnings, and (`exports`) a file Python cannot call anything of."""
+def _warn(entry: Path, path: Path, api=None) -> None:
+    """The compiler's warnings, and (given the loaded `api`) a file Python cannot call anything of."""
     recorded = entry / "warnings.txt"
     text = recorded.read_text() if recorded.exists() else ""
     for message in filter(None, text.split("\0")):
         warnings.warn(message.rstrip(), CompileWarning, stacklevel=3)
-    if not exports:
-        return
-    api = parse_api((entry / f"{path.stem}.ea.json").read_text(), path.stem)
-    if not api.exports:
+    if api is not None and not api.exports:
         warnings.warn(f"'{path.name}' exports no function: nothing can be called from Python; "
                       "add `export` before the functions to call", CompileWarning, stacklevel=3)
 
 
-def _jit(entry: Path, stem: str, opts: Options, source: str) -> Kernel:
+def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
     import llvmlite.binding as llvm
 
     from .codegen import LLVM_LOCK
     from .codegen.target import init, new_target_machine
     init()
-    api = parse_api((entry / f"{stem}.ea.json").read_text(), stem)
+    stem = api.stem
     symbols = type("JitLibrary", (), {})()
     with LLVM_LOCK:
         # The engine owns (and frees) its target machine: give it a fresh one.
@@ -194,7 +192,7 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
         raise FileNotFoundError(f"no such Eä source: {path}")
     opts = _options(target, opt_level, avx512)
     entry = _build(path, opts)
-    _warn(entry, path, exports=False)
+    _warn(entry, path)
     if emit_asm or emit_llvm:
         from .build import compile_source
         _, module = compile_source(path.read_bytes(), str(path), opts)
