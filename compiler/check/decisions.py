@@ -66,6 +66,17 @@ class Decisions:
                 return callee
         return None
 
+    def calls_of(self, name: str) -> list[A.Call]:
+        """The calls that reach the user function `name`, in source order."""
+        found = [call for call, callee in self._callees.values()
+                 if isinstance(callee, Symbol) and callee.name == name]
+        return sorted(found, key=lambda c: c.span.start)
+
+    def functions_called_within(self, start: int, end: int) -> set[str]:
+        """The user functions called from the byte range [start, end) (a function's text)."""
+        return {callee.name for call, callee in self._callees.values()
+                if isinstance(callee, Symbol) and start <= call.span.start < end}
+
     def callee_named_from(self, start: int) -> Callee | None:
         """The callee of the call whose name starts at byte `start` (a token's
         start, for highlighting: one dictionary lookup per token)."""

@@ -16,17 +16,6 @@ from ..syntax import ast as A
 from .consteval import ConstError, evaluate
 
 
-def calls_by_name(program: A.Program) -> dict[str, list[A.Call]]:
-    """Every call in the program's function bodies, by name (which of them
-    call a user function is the checker's decision: `decisions.function_of`)."""
-    found: dict[str, list[A.Call]] = {}
-    bodies = [s for item in program.items if isinstance(item, A.Func) for s in item.body.stmts]
-    for x in A.walk(bodies):
-        if isinstance(x, A.Call):
-            found.setdefault(x.name, []).append(x)
-    return found
-
-
 def multiple_of(e: A.Expr, step: int, consts: dict) -> bool:
     """True when `e` is provably a multiple of `step`: a constant one, or a
     product with such a factor."""

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from ..syntax import ast as A
 from .lint_kernels import lint_coverage
-from .lint_tails import calls_by_name, lint_tail, needs_callers
+from .lint_tails import lint_tail, needs_callers
 from .lint_widths import lint_widths
 
 
 def run_lints(checker, program: A.Program) -> None:
     errors = [d.span for d in checker.sink.items if d.is_error and d.span is not None]
-    calls: dict | None = None
     for func in program.items:
         if not isinstance(func, A.Func) or func.origin is None:
             continue
@@ -21,9 +20,6 @@ def run_lints(checker, program: A.Program) -> None:
         checker.options = checker.options_for(func.cfg)
         lint_coverage(func, checker)
         if needs_callers(func):
-            if calls is None:
-                calls = calls_by_name(program)
-            callers = [c for c in calls.get(func.name, []) if checker.decisions.function_of(c) is not None]
-            lint_tail(func, callers, checker)
+            lint_tail(func, checker.decisions.calls_of(func.name), checker)
         checker.options = checker.base_options
     lint_widths(program, checker)

@@ -117,14 +117,8 @@ def callee_closure(funcs: list[A.Func], decisions, names, calls=None) -> set[str
 
 
 def direct_callees(f: A.Func, decisions) -> set[str]:
-    """The names of the user functions `f`'s body calls."""
-    found = set()
-    for node in A.walk(f.body.stmts):
-        if isinstance(node, A.Call):
-            callee = decisions.function_of(node)
-            if callee is not None:
-                found.add(callee.name)
-    return found
+    """The names of the user functions `f`'s body calls (the checker's decisions)."""
+    return decisions.functions_called_within(f.span.start, f.span.end)
 
 
 class FuncEmitter(ExprEmitter, StmtEmitter):
