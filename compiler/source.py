@@ -210,19 +210,24 @@ class PositionEncoding:
         """0-based column, in code units, of a 1-based character column."""
         if self.name == "utf-16":
             return source.utf16_col(line, col)
-        return sum(self.width(c) for c in source.line_text(line)[: max(col - 1, 0)])
+        text = source.line_text(line)
+        if self.name == "utf-32":
+            return min(max(col - 1, 0), len(text))
+        # UTF-8: the byte offset within the line, from the per-line character tables.
+        start = source.line_starts[min(max(line, 1), len(source.line_starts)) - 1]
+        return min(source.offset_at(line, col) - start, len(text.encode("utf-8", "surrogatepass")))
 
     def char_col(self, source: SourceFile, line: int, character: int) -> int:
         """1-based character column of a 0-based column in code units."""
         if self.name == "utf-16":
             return source.col_from_utf16(line, character)
-        units = 0
         text = source.line_text(line)
-        for i, c in enumerate(text):
-            if units >= character:
-                return i + 1
-            units += self.width(c)
-        return len(text) + 1
+        if self.name == "utf-32":
+            return min(max(character, 0), len(text)) + 1
+        # UTF-8: the character at (or, inside one, after) that byte of the line.
+        line = min(max(line, 1), len(source.line_starts))
+        size = len(text.encode("utf-8", "surrogatepass"))
+        return source.col_of(line, source.line_starts[line - 1] + min(max(character, 0), size))
 
     def __repr__(self) -> str:
         return f"PositionEncoding({self.name!r})"
