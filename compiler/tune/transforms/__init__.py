@@ -1,0 +1,46 @@
+"""Source-to-source transformations the tuner searches over and the
+language server offers as code actions. Each is a module with the interface
+described in `base.py`; this registry is the one list of them.
+
+    sites = find_sites(analysis, function=None, only=None)   # list[Site]
+    rw = apply(analysis, site, choice)   # Rewrite (checked clean) or raises NotApplicable
+    site = locate(analysis, ident)       # the same site in another version of the text
+"""
+from __future__ import annotations
+
+from ...analysis import Analysis, analyze
+from .base import Edit, NotApplicable, Rewrite, Site, splice
+
+MODULES: dict = {}  # name -> module, in the order the tuner applies them
+
+
+def find_sites(analysis: Analysis, function: str | None = None, only=None) -> list[Site]:
+    out = []
+    for name, mod in MODULES.items():
+        if only is None or name in only:
+            out += mod.sites(analysis, function)
+    return out
+
+
+def locate(analysis: Analysis, ident: str) -> Site | None:
+    transform, function, _ = ident.split(":", 2)
+    mod = MODULES.get(transform)
+    if mod is None:
+        return None
+    return next((s for s in mod.sites(analysis, function) if s.ident == ident), None)
+
+
+def apply(analysis: Analysis, site: Site, choice) -> Rewrite:
+    """The rewritten source; NotApplicable unless it checks clean."""
+    mod = MODULES[site.transform]
+    edits = mod.edits(analysis, site, choice)
+    data = splice(analysis.source.data, edits)
+    text = data.decode()
+    after = analyze(text, analysis.path, analysis.options)
+    if not after.ok:
+        first = after.errors[0]
+        raise NotApplicable(f"{site.transform} would not compile: {first.message}")
+    return Rewrite(site, choice, mod.title(site, choice), text, tuple(edits))
+
+
+__all__ = ["Edit", "MODULES", "NotApplicable", "Rewrite", "Site", "apply", "find_sites", "locate", "splice"]
