@@ -126,7 +126,9 @@ class TunePane(Vertical):
         self.result, self.tune_log = None, TuneLog()
         self.query_one(DataTable).clear()
         self.query_one(TuneChart).plot([], [], None)
-        self.query_one("#tune-diff", Static).update("")
+        self.query_one("#tune-diff", Static).update(Content.assemble(
+            ("The diff of the best variant against the original shows here when a run ends.", "$text-muted")))
+        self.query_one("#tune-diff-box").border_title = "diff of the best"
         self.query_one("#tune-progress", Static).update("")
         self._set_running(False)
 
