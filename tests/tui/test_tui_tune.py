@@ -114,6 +114,24 @@ async def test_cancel_stops_the_run_and_the_ui_answers(tmp_path):
         assert pane.query_one("#tune-run").disabled is False
 
 
+async def test_a_file_opened_during_a_run_is_the_next_one_tuned(tmp_path):
+    other = tmp_path / "fma.ea"  # no suite beside it
+    other.write_bytes((EXAMPLES / "fma.ea").read_bytes())
+    app = make_app(suite_copy(tmp_path, passes=list(range(1, 9))), Options())
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_tune(pilot, budget="")
+        await pilot.press("x")
+        app.open_path(other)
+        await compiled(pilot)
+        assert pane.running and pane.functions  # the run goes on with reductions.ea
+        pane.cancel()
+        await until(pilot, lambda: not pane.running, timeout=TUNE_TIMEOUT)
+        assert pane.result.kernel.name == "reductions.ea"
+        await pilot.press("s")
+        assert not pane.running and pane.functions == () and pane.result is None
+        assert "Nothing to tune in fma.ea" in screen_text(app)
+
+
 async def test_no_suite_says_what_is_needed(fma_copy):
     app = make_app(fma_copy)
     async with app.run_test(size=SIZE) as pilot:

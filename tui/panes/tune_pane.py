@@ -156,7 +156,11 @@ class TunePane(Vertical):
 
     def start(self, quick: bool = False) -> None:
         """Start a run with the pane's choices (no-op while one runs)."""
-        if self.running or not self.functions or self.kernel is None:
+        if self.running:
+            return
+        if self.app.workspace.current != self.kernel:  # another file was opened during the last run
+            self.show(self.app.stages)
+        if not self.functions or self.kernel is None:
             return
         if is_cross(self.app.options):
             self._refuse("Tuning runs the variants on this machine; the target is cross-compiled. "
