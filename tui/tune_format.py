@@ -21,8 +21,8 @@ EVERY_FUNCTION = "*"  # the function picker's value for "every benched function"
 _LABEL_WIDTH = 44
 _REASON_WIDTH = 40
 OUTCOME_STYLES = {"accepted": "bold green", "slower": "yellow", "noise": "dim", "wrong": "bold red",
-                  "compile-error": "red", "crashed": "bold red", "timeout": "red", "error": "red", "not-applicable": "dim",
-                  "duplicate": "dim"}
+                  "compile-error": "red", "crashed": "bold red", "timeout": "red", "error": "red",
+                  "not-applicable": "dim", "duplicate": "dim"}
 Point = tuple[int, float]  # (attempt number, µs)
 
 

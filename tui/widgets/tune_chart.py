@@ -67,10 +67,12 @@ def render_tune_chart(best: list[Point], scores: list[Point], baseline: float | 
             text.append(ch, style=style)
         text.append("\n")
     text.append(" " * label_w + " └" + "─" * plot_w + "\n", style="dim")
-    end = str(last)
-    middle = "attempt"
+    end, middle = str(last), "attempt"
     gap = plot_w - 1 - len(end) - len(middle)
-    axis = "0" + " " * (gap // 2) + middle + " " * (gap - gap // 2) + end if gap >= 2 else "0".ljust(plot_w - len(end)) + end
+    if gap >= 2:
+        axis = "0" + " " * (gap // 2) + middle + " " * (gap - gap // 2) + end
+    else:
+        axis = "0".ljust(plot_w - len(end)) + end
     text.append(" " * (label_w + 2) + axis + "\n", style="dim")
     text.append("━ best so far", style=BEST_STYLE)
     text.append("  · attempt score", style=SCORE_STYLE)
