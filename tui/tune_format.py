@@ -14,12 +14,12 @@ from ea_compiler import Options
 from ea_compiler.tooling import Attempt, TuneConfig, TuneEvent, TuneResult
 from ea_compiler.tooling import fmt_time as fmt_ns
 
-COLUMNS = ("#", "variant", "outcome", "reason", "score")
+COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
 SPACES = ("params", "transforms", "agent")
 STRATEGIES = ("auto", "exhaustive", "random", "local")
 EVERY_FUNCTION = "*"  # the function picker's value for "every benched function"
 _LABEL_WIDTH = 44
-_REASON_WIDTH = 40
+_REASON_WIDTH = 64
 OUTCOME_STYLES = {"accepted": "bold green", "slower": "yellow", "noise": "dim", "wrong": "bold red",
                   "compile-error": "red", "crashed": "bold red", "timeout": "red", "error": "red",
                   "not-applicable": "dim", "duplicate": "dim"}
@@ -36,10 +36,10 @@ def _clip(text: str, width: int) -> str:
 
 
 def attempt_cells(a: Attempt) -> list:
-    """One table row: number, variant, outcome, reason, score (marked when it came from the cache)."""
+    """One table row: number, variant, outcome, score (marked when it came from the cache), reason."""
     score = fmt_us(a.score_us) + (" (cached)" if a.cached and a.score_us is not None else "")
     return [str(a.index), _clip(a.label, _LABEL_WIDTH), Text(a.outcome, style=OUTCOME_STYLES.get(a.outcome, "")),
-            _clip(a.reason, _REASON_WIDTH) or "-", score]
+            score, _clip(a.reason, _REASON_WIDTH) or "-"]
 
 
 @dataclass
@@ -82,7 +82,7 @@ class TuneLog:
         return a
 
 
-def progress_line(log: TuneLog, running: bool, final: TuneResult | None = None) -> Content:
+def progress_line(log: TuneLog, final: TuneResult | None = None) -> Content:
     """`attempts 5  accepted 1  rejected 4  cache hits 2  best 10.2 µs  baseline 20.4 µs  2.00×`: the
     search's numbers while it runs; once it is done, those of `final` (the best and the original
     measured together at every size, as `ea tune` reports them)."""
@@ -99,8 +99,6 @@ def progress_line(log: TuneLog, running: bool, final: TuneResult | None = None) 
         if best > 0:
             speedup = baseline / best
             parts.append((f"  {speedup:.2f}×", "$text-success bold" if speedup > 1.0 else ""))
-    if running and log.message:
-        parts += [("  · ", "$text-muted"), (log.message, "$text-muted")]
     return Content.assemble(*parts)
 
 

@@ -74,7 +74,7 @@ async def test_quick_tune_shows_attempts_chart_diff_and_writes(tmp_path):
         assert chart.baseline == log.baseline_us and chart.best[0] == (0, log.baseline_us)
         assert chart.best[1:] == [(1, log.best_us), (2, log.best_us)] and log.best_us < log.baseline_us
         assert [i for i, _ in chart.scores] == [1, 2]
-        assert "best so far" in str(chart.render())
+        assert "━ best" in str(chart.render())
         diff_text = str(pane.query_one("#tune-diff").render())
         assert diff_text == result.diff().rstrip("\n")
         assert "-const PASSES: i32 = 3" in diff_text and "+const PASSES: i32 = 1" in diff_text

@@ -48,19 +48,19 @@ def test_log_follows_the_events():
 
 def test_attempt_cells():
     cells = attempt_cells(attempt(3, "slower", 25.0, cached=True, reason="3.1% slower\nat 16M"))
-    assert [str(c) for c in cells] == ["3", "unroll max_f32#0 x4", "slower", "3.1% slower at 16M", "25 µs (cached)"]
+    assert [str(c) for c in cells] == ["3", "unroll max_f32#0 x4", "slower", "25 µs (cached)", "3.1% slower at 16M"]
     assert cells[2].style == "yellow"
     long = attempt_cells(attempt(1, "wrong", None, label="x" * 60, reason=""))
     assert len(long[1]) == 44 and long[1].endswith("…") and long[3] == "-" and long[4] == "-"
+    assert attempt_cells(attempt(2, "noise", 20.0, reason="r" * 80))[4] == "r" * 63 + "…"
 
 
 def test_progress_line():
-    text = progress_line(run_log(), running=True).plain
-    assert text == ("attempts 3  accepted 1  rejected 2  cache hits 1  best 21 µs  baseline 40 µs  1.90×"
-                    "  · measuring the baseline")
-    assert progress_line(TuneLog(), running=False).plain == "attempts 0  accepted 0  rejected 0"
+    text = progress_line(run_log()).plain
+    assert text == "attempts 3  accepted 1  rejected 2  cache hits 1  best 21 µs  baseline 40 µs  1.90×"
+    assert progress_line(TuneLog()).plain == "attempts 0  accepted 0  rejected 0"
     final = TuneResult(kernel=KERNEL, original_source="a", best_source="b", baseline_us=38.0, best_us=19.0)
-    assert progress_line(run_log(), running=False, final=final).plain == \
+    assert progress_line(run_log(), final=final).plain == \
         "attempts 3  accepted 1  rejected 2  cache hits 1  best 19 µs  baseline 38 µs  2.00×"
 
 
@@ -115,7 +115,7 @@ def test_chart_steps_down_where_a_variant_was_accepted():
     assert "●" in plot[best_rows[1]] and "·" in "".join(plot)  # the accepted point; the slower score
     assert "┄" in plot[best_rows[0]]  # the baseline is the line's starting level
     assert lines[-2].split() == ["0", "attempt", "3"]
-    assert lines[-1] == "━ best so far  · attempt score  ┄ baseline 40 µs"
+    assert lines[-1] == "━ best  · score  ┄ baseline 40 µs"
 
 
 def test_chart_pins_far_outliers_and_waits_for_a_baseline():

@@ -227,7 +227,7 @@ class TunePane(Vertical):
             if attempt.accepted:
                 self.query_one("#tune-diff-box").border_title = f"best so far: {attempt.label}"
         self.query_one(TuneChart).plot(self.tune_log.best_points, self.tune_log.scores, self.tune_log.baseline_us)
-        self.query_one("#tune-progress", Static).update(progress_line(self.tune_log, running=True))
+        self.query_one("#tune-progress", Static).update(progress_line(self.tune_log))
         if not self._cancel.is_set() and self.tune_log.message:
             self._note(self.tune_log.message)
 
@@ -238,7 +238,7 @@ class TunePane(Vertical):
             return
         self.result = result
         # The chart stays the search as it went; the line above it shows the final measurement.
-        self.query_one("#tune-progress", Static).update(progress_line(self.tune_log, running=False, final=result))
+        self.query_one("#tune-progress", Static).update(progress_line(self.tune_log, final=result))
         diff = result.diff()
         box = self.query_one("#tune-diff-box")
         if diff:
@@ -258,8 +258,8 @@ class TunePane(Vertical):
             parts.append(f", {r.cache_hits} from the cache")
         if r.improved():
             parts += [", ", (f"{r.speedup:.2f}× faster", "$text-success bold"),
-                      ("  ·  A applies it (backup ", "$text-muted"), backup_path(r.kernel).name,
-                      (")  ·  w writes ", "$text-muted"), f"{r.kernel.stem}.tuned.ea"]
+                      ("  ·  A: apply (backup ", "$text-muted"), backup_path(r.kernel).name,
+                      (")  ·  w: write ", "$text-muted"), f"{r.kernel.stem}.tuned.ea"]
         return Content.assemble(*parts)
 
     # ---- writing the best -------------------------------------------------------------

@@ -74,8 +74,8 @@ def render_tune_chart(best: list[Point], scores: list[Point], baseline: float | 
     else:
         axis = "0".ljust(plot_w - len(end)) + end
     text.append(" " * (label_w + 2) + axis + "\n", style="dim")
-    text.append("━ best so far", style=BEST_STYLE)
-    text.append("  · attempt score", style=SCORE_STYLE)
+    text.append("━ best", style=BEST_STYLE)
+    text.append("  · score", style=SCORE_STYLE)
     if baseline:
         text.append(f"  ┄ baseline {fmt_us(baseline)}", style="dim")
     return text
