@@ -224,6 +224,11 @@ class _Run:
             self._record(Attempt(index, label, "compile-error",
                                  f"line {first.span.line}:{first.span.col}: {first.message}", function=fn))
             return False
+        missing = sorted(_exports(self.analysis) - _exports(analysis))
+        if missing:
+            self._record(Attempt(index, label, "wrong", f"the variant has no exported {', '.join(missing)}",
+                                 function=fn))
+            return False
         norm = normalised(analysis)
         key = self.cache.key(norm)
         if key == self.best.key or key in self.seen:
@@ -310,6 +315,11 @@ class _Run:
             return self.last_eval or self.baseline_eval
         self.cache.put(key, {"outcome": "ok", "benches": ev.benches, "facts": ev.facts})
         return ev
+
+
+def _exports(analysis: Analysis) -> set[str]:
+    from ..syntax import ast as A
+    return {item.name for item in analysis.ast.items if isinstance(item, (A.Func, A.Kernel)) and item.export}
 
 
 def _lines(analysis: Analysis) -> int:
