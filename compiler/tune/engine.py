@@ -207,7 +207,11 @@ class _Run:
                 return False
             return self.try_text(text, label, fn, benches)
 
-        search(space, strategy, self.cfg.seed, try_point, self._stop)
+        hints = set(self.last_eval.facts.get(fn, {}).get("hints", []))
+        if self.last_eval.facts.get(fn, {}).get("bottleneck") == "memory-bound":
+            hints.add("memory-bound")
+        first = frozenset(k.name for k in space.knobs if k.site is not None and k.site.hint in hints)
+        search(space, strategy, self.cfg.seed, try_point, self._stop, first)
 
     def _transforms(self) -> tuple[str, ...]:
         names = [n for n in self.settings.transforms if n in T.MODULES]

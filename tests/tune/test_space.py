@@ -91,3 +91,10 @@ def test_auto_enumerates_small_spaces_and_climbs_large_ones():
     assert choose(big, "auto", None) == "local"
     assert choose(big, "auto", 1000) == "exhaustive"
     assert choose(grid(), "random", None) == "random"
+
+
+def test_the_local_search_tries_the_knobs_inspect_points_at_first():
+    tried = []
+    search(grid(), "local", 5, lambda p: tried.append(p) or False, lambda: False, first=frozenset({"B"}))
+    assert [p[0] for p in tried[:3]] == [0, 0, 0] and {p[1] for p in tried[:3]} == {1, 2, 3}
+    assert len(tried) == 5
