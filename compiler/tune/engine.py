@@ -14,7 +14,7 @@ from ..bench.suite import BenchError, find_suite, load_suite
 from . import transforms as T
 from .cache import Cache, digest, normalised
 from .config import TuneConfig, TuneError, read_settings
-from .gate import Evaluation, decide, run_worker
+from .gate import RULES, Evaluation, decide, run_worker
 from .params import check_params
 from .result import Attempt, SizeRow, TuneResult
 from .space import build_space, render
@@ -96,7 +96,7 @@ class _Run:
             if "params" in cfg.spaces else {}
         from ..bench.envinfo import environment
         self.cache = Cache(cfg.kernel, {"env": environment(cfg.options, False), "options": asdict(cfg.options),
-                                        "suite": suite_path.read_text(), "quick": cfg.quick})
+                                        "suite": suite_path.read_text(), "quick": cfg.quick, "rules": RULES})
         self.history: list[Attempt] = []
         self.seen: set[str] = set()
         self.evaluated = self.cache_hits = self.accepted = 0
@@ -286,8 +286,9 @@ class _Run:
         result = TuneResult(self.cfg.kernel, self.original, self.best.text, self.baseline_us, self.best_us,
                             "", self.evaluated, self.cache_hits, self.accepted, self.history,
                             bottleneck_before=before, bottleneck_after=dict(before), interrupted=interrupted)
-        accepted = [a for a in self.history if a.accepted]
-        result.best_label = "; ".join(a.label for a in accepted)
+        # A label names a point of its function's space, all knobs included: the last one per function.
+        last = {a.function: a.label for a in self.history if a.accepted}
+        result.best_label = "; ".join(last.values())
         final = self.baseline_eval
         if self.best.key != base.key and not interrupted:
             final = self._final(base)

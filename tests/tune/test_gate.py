@@ -60,3 +60,18 @@ def test_decide_needs_half_a_percent_beyond_the_interval():
     assert verdict(0.99, 1.01) == "noise"
     assert verdict(0.99, 1.01, lines_after=9) == "accepted"  # equal speed, fewer lines
     assert verdict(0.97, 0.999, lines_after=9) == "slower"
+
+
+def test_equal_at_the_largest_size_and_faster_below_it_is_accepted_unless_a_size_is_slower():
+    sizes = {"b": 1000}
+
+    def verdict(small_ratio, small_lo, small_hi):
+        ev = Evaluation("ok", benches={"b": {"1000": row(1.0, 1.0, 0.99, 1.01),
+                                             "100": dict(row(1.0, small_ratio, small_lo, small_hi), ratio=small_ratio)}})
+        return decide(ev, ["b"], sizes, 10, 10)
+    d = verdict(1.5, 1.4, 1.6)
+    assert d.outcome == "accepted"
+    assert d.reason == ("equal at the largest size (1.000× the current best (95 % interval 0.990–1.010)), "
+                        "faster at smaller sizes: 100 1.50×")
+    assert verdict(1.003, 0.99, 1.02).outcome == "noise"  # not beyond the noise below either
+    assert verdict(0.95, 0.80, 1.05).outcome == "noise"  # slower in the median at a smaller size
