@@ -65,4 +65,5 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .cache .ea-bench examples/.ea-bench
 	find . -name __eacache__ -type d -prune -exec rm -rf {} +
+	find . -name __eatune__ -type d -prune -exec rm -rf {} +
 	rm -f examples/*.ea.json
