@@ -74,3 +74,28 @@ def test_errors_are_one_line_and_exit_1(project, tmp_path):
 def test_help():
     out = ea_tune("--help")
     assert out.returncode == 0 and out.stderr.startswith("usage: ea tune <file.ea> [options]")
+
+
+def test_the_live_status_line_on_a_terminal():
+    import io
+
+    from ea_compiler.cli.tune_view import _Live
+    from ea_compiler.tune import Attempt, TuneEvent
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    out = Tty()
+    live = _Live(out)
+    live.event(TuneEvent("message", "max_f32: local search over 11 variant(s)"))
+    live.event(TuneEvent("attempt", "", Attempt(1, "unroll max_f32#0 ×2", "slower", "slower: 0.9×"), 100.0, 100.0,
+                         1, 0, 1, 0))
+    live.event(TuneEvent("attempt", "", Attempt(2, "unroll max_f32#0 ×4", "accepted", "faster: 2×"), 50.0, 100.0,
+                         2, 1, 1, 1))
+    live.clear()
+    text = out.getvalue()
+    assert text.startswith("max_f32: local search over 11 variant(s)\n")
+    assert "\r[1 tried · 0 accepted · 1 rejected · 0 cached] best 100.0 µs (1.00×) — #1 unroll max_f32#0 ×2: slower" in text
+    assert "#2 unroll max_f32#0 ×4: accepted — faster: 2×\n" in text  # accepted steps stay on screen
+    assert "[2 tried · 1 accepted · 1 rejected · 1 cached] best 50.0 µs (2.00×)" in text
+    assert text.endswith("\r")
