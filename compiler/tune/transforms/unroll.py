@@ -100,7 +100,7 @@ def _layout(data: bytes, lp: WhileLoop) -> tuple[int, int, str, str]:
     """(start of the body's work, start of the advance line, the loop's
     indentation, the body's indentation); NotApplicable unless the loop is
     written one statement per line, which the copies rely on."""
-    indent = indent_at(data, lp.node.span.start)
+    indent = indent_at(data, lp.start)
     first, adv = lp.work[0], lp.advance
     if not first_on_line(data, first.span.start) or not first_on_line(data, adv.span.start) \
             or b"\n" not in data[adv.span.end:lp.node.body.span.end]:
@@ -131,7 +131,7 @@ def _unroll_while(analysis: Analysis, func, lp: WhileLoop, k: int) -> Edit:
     lines.append(f"{inner}{lp.index} = {lp.index} + {times(analysis, lp.step, k)}\n")
     lines.append(f"{indent}}}\n")
     lines += [f"{indent}{a.name} = {_combine(a, names[a.name])}\n" for a in lp.accumulators]
-    at = line_start(data, lp.node.span.start)
+    at = line_start(data, lp.start)
     return Edit(at, at, "".join(lines))
 
 
