@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/call_bench.py
 	$(BIN)/python bench/lsp_bench.py
 	$(BIN)/python bench/lsp_soak.py
+	$(BIN)/python bench/tune_bench.py
 
 # Also the artefacts the tools leave inside this checkout (see the README's "Cleaning up").
 clean:
