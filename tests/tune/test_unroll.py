@@ -138,7 +138,7 @@ def test_sum_f32_two_accumulators_x2_exact():
         acc0 = acc0 .+ load(x, i)
         acc1 = acc1 .+ load(x, i + LANES)
         acc0_1 = acc0_1 .+ load(x, i + 2 * LANES)
-        acc1_1 = acc1_1 .+ load(x, i + 2 * LANES + LANES)
+        acc1_1 = acc1_1 .+ load(x, i + 3 * LANES)
         i = i + 4 * LANES
     }
     acc0 = acc0 .+ acc0_1
