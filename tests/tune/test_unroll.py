@@ -219,6 +219,16 @@ def test_comments_and_layout_outside_the_inserted_lines_stay():
     assert analyze(rw.text, "t.ea").ok
 
 
+
+def test_a_crlf_file_gets_crlf_lines():
+    src = LAYOUT.replace("\n", "\r\n")
+    rw = rewrite(src, "unroll", "f", 2)
+    assert rw.text.count("\n") == rw.text.count("\r\n") == LAYOUT.count("\n") + 9
+    assert rw.text.replace("\r\n", "\n") == rewrite(LAYOUT, "unroll", "f", 2).text
+    kernel = rewrite(SAXPY.replace("\n", "\r\n"), "unroll", "saxpy", 2).text
+    assert kernel.replace("\r\n", "\n") == rewrite(SAXPY, "unroll", "saxpy", 2).text
+    assert "\n" not in kernel.replace("\r\n", "")
+
 def test_fresh_names_avoid_every_existing_name():
     src = REDUCTIONS.replace("let mut m: f32 = reduce_max(best)",
                              "let best_1: i32 = 1\n    let mut m: f32 = reduce_max(best)")

@@ -10,7 +10,8 @@ from ...syntax import ast as A
 from .base import Edit, NotApplicable
 from .copies import copy_subs
 from .loopshape import body_lets, names_in
-from .text import comment_spans, copy_range, first_on_line, fresh, identifiers, line_start, next_line, parents
+from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, line_start, next_line,
+                   parents)
 
 
 def analyse_kernel(analysis: Analysis, k: A.Kernel) -> list[str]:
@@ -54,4 +55,4 @@ def unroll_kernel(analysis: Analysis, k: A.Kernel, factor: int) -> list[Edit]:
         subs += [(s, e, "") for s, e in comment_spans(analysis, start, end)]
         copies.append(copy_range(data, start, end, subs, drop_blank=True))
     step = k.step_span
-    return [Edit(step.start, step.end, str(k.step * factor)), Edit(end, end, "".join(copies))]
+    return [Edit(step.start, step.end, str(k.step * factor)), Edit(end, end, in_file_style(data, "".join(copies)))]

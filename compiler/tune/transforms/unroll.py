@@ -28,8 +28,8 @@ from . import kernels
 from .base import Edit, NotApplicable, Site
 from .copies import copy_subs, times
 from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of
-from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, indent_at, line_start, next_line,
-                   parents)
+from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
+                   line_start, next_line, parents)
 
 NAME = "unroll"
 HINTS = ("one-accumulator", "small-step")
@@ -132,7 +132,7 @@ def _unroll_while(analysis: Analysis, func, lp: WhileLoop, k: int) -> Edit:
     lines.append(f"{indent}}}\n")
     lines += [f"{indent}{a.name} = {_combine(a, names[a.name])}\n" for a in lp.accumulators]
     at = line_start(data, lp.start)
-    return Edit(at, at, "".join(lines))
+    return Edit(at, at, in_file_style(data, "".join(lines)))
 
 
 def _start_value(a: Accumulator) -> str:
