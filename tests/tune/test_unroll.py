@@ -391,6 +391,10 @@ def test_bad_factors_and_broken_files():
         with pytest.raises(NotApplicable, match="unroll needs a factor of 2 or more"):
             MODULES["unroll"].edits(a, site, bad)
     assert sites(REDUCTIONS + "\nexport func broken() -> i32 { return 1.0 }\n", "unroll") == []
+    with pytest.raises(NotApplicable, match="no while loop at line 1 of 'max_f32'"):
+        MODULES["unroll"].edits(a, Site("unroll", "max_f32", 0, 1, 0, 1), 4)
+    with pytest.raises(NotApplicable, match="no function 'nope'"):
+        MODULES["unroll"].edits(a, Site("unroll", "nope", 0, 1, 0, 1), 4)
 
 
 # ---- equal results ------------------------------------------------------------------

@@ -82,16 +82,17 @@ def title(site: Site, choice) -> str:
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if not isinstance(choice, int) or isinstance(choice, bool) or choice < 2:
         raise NotApplicable(f"unroll needs a factor of 2 or more, got {choice!r}")
-    item = next((it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel)) and it.name == site.function),
-                None)
-    if item is None:
+    # `#[cfg]` variants share a name: the site's position says which one.
+    items = [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel)) and it.name == site.function]
+    for item in items:
+        if isinstance(item, A.Kernel) and item.span.start == site.start:
+            return kernels.unroll_kernel(analysis, item, choice)
+        w = next((w for w in loops_of(item) if w.span.start == site.start), None)
+        if w is not None:
+            return [_unroll_while(analysis, item, analyse_while(analysis, item, w), choice)]
+    if not items:
         raise NotApplicable(f"no function '{site.function}'")
-    if isinstance(item, A.Kernel) and item.span.start == site.start:
-        return kernels.unroll_kernel(analysis, item, choice)
-    w = next((w for w in loops_of(item) if w.span.start == site.start), None)
-    if w is None:
-        raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
-    return [_unroll_while(analysis, item, analyse_while(analysis, item, w), choice)]
+    raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
 
 
 # ---- the while loop ---------------------------------------------------------
