@@ -360,6 +360,8 @@ export func f({params}) -> f32 {{
     (_variant("while i + 8 <= m {\n        acc = acc .+ load(x, i)\n        m = m - 1\n        i = i + 8\n    }",
               before="\n    let mut m: i32 = n"),
      "the loop body changes the loop bound"),
+    (_variant("while i + 8 <= n - i {\n        acc = acc .+ load(x, i)\n        i = i + 8\n    }"),
+     "the loop bound depends on 'i'"),
     (_variant("while i + 8 <= n {\n        let v: f32x8 = load(x, i)\n        acc = acc .+ v\n        i = i + 8\n    }",
               after="\n    acc = acc .+ v"),
      "'v', declared in the loop, is used outside it"),

@@ -137,6 +137,8 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
         raise NotApplicable("the loop bound or step has side effects")
     if any(n.name in assigned for n in names_in([bound, step])):
         raise NotApplicable("the loop body changes the loop bound")
+    if any(n.name == index for n in names_in([bound])):
+        raise NotApplicable(f"the loop bound depends on '{index}'")
     # Outside the loop, a body local would read the last copy's value, not the last step's.
     roots = func.body.stmts + (func.tail_body.stmts if isinstance(func, A.Kernel) and func.tail_body else [])
     lets = body_lets(work, [n for n in names_in(roots) if not w.span.start <= n.span.start < w.span.end])
