@@ -386,6 +386,20 @@ def test_kernels_without_a_scalar_tail_are_not_unrolled():
         "kernel 'saxpy' has `tail pad`: only a `tail scalar` handles the remainder of a larger step")
 
 
+
+def test_a_kernel_body_that_shadows_its_index_is_not_unrolled():
+    src = """\
+export kernel add1(x: *restrict f32, y: *restrict mut f32)
+    over i in n step 1
+    tail scalar { y[i] = x[i] + 1.0 }
+{
+    foreach (i in 0..1) {
+        y[i] = x[i] + 1.0
+    }
+}
+"""
+    assert _reason(src, "add1", marker="export kernel") == "the kernel body redeclares 'i'"
+
 def test_bad_factors_and_broken_files():
     a = analyze(REDUCTIONS, "t.ea")
     site = sites(REDUCTIONS, "unroll", "max_f32")[0]

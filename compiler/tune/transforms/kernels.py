@@ -9,7 +9,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from .base import Edit, NotApplicable
 from .copies import copy_subs
-from .loopshape import body_lets, names_in
+from .loopshape import assigned_in, body_lets, names_in
 from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, line_start, next_line,
                    parents)
 
@@ -25,6 +25,8 @@ def analyse_kernel(analysis: Analysis, k: A.Kernel) -> list[str]:
         raise NotApplicable(f"kernel '{k.name}' has an empty body")
     if any(isinstance(s, A.Return) for s in A.statements(work)):
         raise NotApplicable("the kernel body returns")
+    if k.var in assigned_in(work):
+        raise NotApplicable(f"the kernel body redeclares '{k.var}'")
     data = analysis.source.data
     if not first_on_line(data, work[0].span.start) or b"\n" not in data[work[-1].span.end:k.body.span.end]:
         raise NotApplicable("the kernel body is not written one statement per line")

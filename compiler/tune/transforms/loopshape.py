@@ -77,7 +77,7 @@ def names_in(roots) -> list[A.Name]:
     return [n for n in A.walk(roots) if isinstance(n, A.Name)]
 
 
-def _assigned(stmts) -> set[str]:
+def assigned_in(stmts) -> set[str]:
     """Names assigned or declared anywhere in `stmts` (the root variable of a
     field or element assignment counts: `s.len = ...` assigns `s`)."""
     out: set[str] = set()
@@ -130,7 +130,7 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     for s in A.statements(work):
         if isinstance(s, A.Return):
             raise NotApplicable("the loop body returns")
-    assigned = _assigned(work)
+    assigned = assigned_in(work)
     if index in assigned:
         raise NotApplicable(f"the loop body assigns or redeclares '{index}' besides advancing it")
     if not _is_pure(bound) or not _is_pure(step):
