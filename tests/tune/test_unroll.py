@@ -138,7 +138,7 @@ def test_sum_f32_two_accumulators_x2_exact():
         acc0 = acc0 .+ load(x, i)
         acc1 = acc1 .+ load(x, i + LANES)
         acc0_1 = acc0_1 .+ load(x, i + 2 * LANES)
-        acc1_1 = acc1_1 .+ load(x, i + 2 * LANES + LANES)
+        acc1_1 = acc1_1 .+ load(x, i + 3 * LANES)
         i = i + 4 * LANES
     }
     acc0 = acc0 .+ acc0_1
@@ -219,6 +219,16 @@ def test_comments_and_layout_outside_the_inserted_lines_stay():
     assert analyze(rw.text, "t.ea").ok
 
 
+
+def test_a_crlf_file_gets_crlf_lines():
+    src = LAYOUT.replace("\n", "\r\n")
+    rw = rewrite(src, "unroll", "f", 2)
+    assert rw.text.count("\n") == rw.text.count("\r\n") == LAYOUT.count("\n") + 9
+    assert rw.text.replace("\r\n", "\n") == rewrite(LAYOUT, "unroll", "f", 2).text
+    kernel = rewrite(SAXPY.replace("\n", "\r\n"), "unroll", "saxpy", 2).text
+    assert kernel.replace("\r\n", "\n") == rewrite(SAXPY, "unroll", "saxpy", 2).text
+    assert "\n" not in kernel.replace("\r\n", "")
+
 def test_fresh_names_avoid_every_existing_name():
     src = REDUCTIONS.replace("let mut m: f32 = reduce_max(best)",
                              "let best_1: i32 = 1\n    let mut m: f32 = reduce_max(best)")
@@ -227,6 +237,52 @@ def test_fresh_names_avoid_every_existing_name():
     assert "    best = max(best, best_1_2)\n" in rw.text
     assert analyze(rw.text, "t.ea").ok
 
+
+
+def test_a_loop_under_an_unroll_hint_keeps_it_on_the_original():
+    src = _variant("unroll(2) while i + 8 <= n {\n        acc = acc .+ load(x, i)\n        i = i + 8\n    }")
+    rw = rewrite(src, "unroll", "f", 2)
+    assert _insertion(src, rw.text) == """\
+    let mut acc_1: f32x8 = splat(0.0)
+    while i + 16 <= n {
+        acc = acc .+ load(x, i)
+        acc_1 = acc_1 .+ load(x, i + 8)
+        i = i + 16
+    }
+    acc = acc .+ acc_1
+"""
+    assert "    acc = acc .+ acc_1\n    unroll(2) while i + 8 <= n {\n" in rw.text
+
+
+MATMUL = """\
+// Naive ijk matrix product of n x n matrices; the k loop keeps one scalar sum.
+export func matmul(a: *restrict f32, b: *restrict f32, c: *restrict mut f32, dim: i32) {
+    let n: i32 = dim
+    let mut i: i32 = 0
+    while i < n {
+        let mut j: i32 = 0
+        while j < n {
+            let mut s: f32 = 0.0
+            let mut k: i32 = 0
+            while k + 1 <= n {
+                s = s + a[i * n + k] * b[k * n + j]
+                k = k + 1
+            }
+            c[i * n + j] = s
+            j = j + 1
+        }
+        i = i + 1
+    }
+}
+"""
+
+
+def test_an_inner_loop_is_unrolled_in_place():
+    rw = rewrite(MATMUL, "unroll", "matmul", 4)
+    block = _insertion(MATMUL, rw.text)
+    assert block.startswith("            let mut s_1: f32 = 0.0\n")
+    assert "                s_2 = s_2 + a[i * n + k + 2] * b[(k + 2) * n + j]\n" in block
+    assert block.endswith("            s = (s + s_1) + (s_2 + s_3)\n")
 
 # ---- sites and hints ------------------------------------------------------------
 
@@ -304,13 +360,18 @@ export func f({params}) -> f32 {{
     (_variant("while i + 8 <= m {\n        acc = acc .+ load(x, i)\n        m = m - 1\n        i = i + 8\n    }",
               before="\n    let mut m: i32 = n"),
      "the loop body changes the loop bound"),
+    (_variant("while i + 8 <= n - i {\n        acc = acc .+ load(x, i)\n        i = i + 8\n    }"),
+     "the loop bound depends on 'i'"),
     (_variant("while i + 8 <= n {\n        let v: f32x8 = load(x, i)\n        acc = acc .+ v\n        i = i + 8\n    }",
               after="\n    acc = acc .+ v"),
-     "'v', declared in the loop, is used after it"),
+     "'v', declared in the loop, is used outside it"),
     (_variant("while i + 8 <= n {\n        acc = acc .+ load(x, i) i = i + 8\n    }"),
      "the loop is not written one statement per line"),
     (_variant("while i + 8 <= n {\n        i = i + 8\n    }"),
      "the loop body does nothing but advance the index"),
+    (_variant("while i + 8 <= n {\n        let v: f32x8 = load(x, i)\n        acc = acc .+ v\n        i = i + 8\n"
+              "    }", before="\n    let mut v: f32x8 = splat(1.0)\n    acc = acc .+ v"),
+     "'v', declared in the loop, is used outside it"),
 ])
 def test_loops_that_cannot_be_unrolled_say_why(src, reason):
     assert _reason(src, "f") == reason
@@ -325,6 +386,20 @@ def test_kernels_without_a_scalar_tail_are_not_unrolled():
         "kernel 'saxpy' has `tail pad`: only a `tail scalar` handles the remainder of a larger step")
 
 
+
+def test_a_kernel_body_that_shadows_its_index_is_not_unrolled():
+    src = """\
+export kernel add1(x: *restrict f32, y: *restrict mut f32)
+    over i in n step 1
+    tail scalar { y[i] = x[i] + 1.0 }
+{
+    foreach (i in 0..1) {
+        y[i] = x[i] + 1.0
+    }
+}
+"""
+    assert _reason(src, "add1", marker="export kernel") == "the kernel body redeclares 'i'"
+
 def test_bad_factors_and_broken_files():
     a = analyze(REDUCTIONS, "t.ea")
     site = sites(REDUCTIONS, "unroll", "max_f32")[0]
@@ -332,6 +407,10 @@ def test_bad_factors_and_broken_files():
         with pytest.raises(NotApplicable, match="unroll needs a factor of 2 or more"):
             MODULES["unroll"].edits(a, site, bad)
     assert sites(REDUCTIONS + "\nexport func broken() -> i32 { return 1.0 }\n", "unroll") == []
+    with pytest.raises(NotApplicable, match="no while loop at line 1 of 'max_f32'"):
+        MODULES["unroll"].edits(a, Site("unroll", "max_f32", 0, 1, 0, 1), 4)
+    with pytest.raises(NotApplicable, match="no function 'nope'"):
+        MODULES["unroll"].edits(a, Site("unroll", "nope", 0, 1, 0, 1), 4)
 
 
 # ---- equal results ------------------------------------------------------------------
@@ -382,3 +461,14 @@ def test_elementwise_loop_and_kernel_give_equal_results(tmp_path):
         k0.saxpy(x, y0, -0.5)
         k1.saxpy(x, y1, -0.5)
         assert np.array_equal(y0, y1), n
+
+
+def test_matmul_inner_unroll_gives_equal_results(tmp_path):
+    k0, k1 = load_pair(tmp_path, MATMUL, rewrite(MATMUL, "unroll", "matmul", 4).text)
+    for n in (0, 1, 2, 3, 4, 5, 7, 8, 9, 33):
+        a, b = random_f32(n * n, n).reshape(n, n), random_f32(n * n, n + 1).reshape(n, n)
+        c0, c1 = np.zeros(n * n, np.float32), np.zeros(n * n, np.float32)
+        k0.matmul(a.ravel(), b.ravel(), c0, n)
+        k1.matmul(a.ravel(), b.ravel(), c1, n)
+        np.testing.assert_allclose(c1, c0, rtol=1e-5, atol=1e-3, err_msg=str(n))
+        np.testing.assert_allclose(c1.reshape(n, n), a @ b, rtol=1e-4, atol=1e-3, err_msg=str(n))

@@ -9,8 +9,9 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from .base import Edit, NotApplicable
 from .copies import copy_subs
-from .loopshape import body_lets, names_in
-from .text import comment_spans, copy_range, first_on_line, fresh, identifiers, line_start, next_line, parents
+from .loopshape import assigned_in, body_lets, names_in
+from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, line_start, next_line,
+                   parents)
 
 
 def analyse_kernel(analysis: Analysis, k: A.Kernel) -> list[str]:
@@ -24,6 +25,8 @@ def analyse_kernel(analysis: Analysis, k: A.Kernel) -> list[str]:
         raise NotApplicable(f"kernel '{k.name}' has an empty body")
     if any(isinstance(s, A.Return) for s in A.statements(work)):
         raise NotApplicable("the kernel body returns")
+    if k.var in assigned_in(work):
+        raise NotApplicable(f"the kernel body redeclares '{k.var}'")
     data = analysis.source.data
     if not first_on_line(data, work[0].span.start) or b"\n" not in data[work[-1].span.end:k.body.span.end]:
         raise NotApplicable("the kernel body is not written one statement per line")
@@ -54,4 +57,4 @@ def unroll_kernel(analysis: Analysis, k: A.Kernel, factor: int) -> list[Edit]:
         subs += [(s, e, "") for s, e in comment_spans(analysis, start, end)]
         copies.append(copy_range(data, start, end, subs, drop_blank=True))
     step = k.step_span
-    return [Edit(step.start, step.end, str(k.step * factor)), Edit(end, end, "".join(copies))]
+    return [Edit(step.start, step.end, str(k.step * factor)), Edit(end, end, in_file_style(data, "".join(copies)))]

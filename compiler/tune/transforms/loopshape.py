@@ -36,6 +36,7 @@ class WhileLoop:
     work: tuple  # the body's statements before the advance
     accumulators: tuple[Accumulator, ...]
     lets: tuple[str, ...]  # names declared in the body, in order
+    start: int  # where the statement holding the loop starts (an `unroll(N)` hint in front included)
 
 
 _SUM = {"+": "sum", ".+": "sum", "*": "product", ".*": "product", "|": "or", ".|": "or", "^": "xor", ".^": "xor"}
@@ -76,7 +77,7 @@ def names_in(roots) -> list[A.Name]:
     return [n for n in A.walk(roots) if isinstance(n, A.Name)]
 
 
-def _assigned(stmts) -> set[str]:
+def assigned_in(stmts) -> set[str]:
     """Names assigned or declared anywhere in `stmts` (the root variable of a
     field or element assignment counts: `s.len = ...` assigns `s`)."""
     out: set[str] = set()
@@ -129,23 +130,29 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     for s in A.statements(work):
         if isinstance(s, A.Return):
             raise NotApplicable("the loop body returns")
-    assigned = _assigned(work)
+    assigned = assigned_in(work)
     if index in assigned:
         raise NotApplicable(f"the loop body assigns or redeclares '{index}' besides advancing it")
     if not _is_pure(bound) or not _is_pure(step):
         raise NotApplicable("the loop bound or step has side effects")
     if any(n.name in assigned for n in names_in([bound, step])):
         raise NotApplicable("the loop body changes the loop bound")
-    lets = body_lets(work, [n for n in names_in(func.body.stmts) if n.span.start >= w.span.end])
+    if any(n.name == index for n in names_in([bound])):
+        raise NotApplicable(f"the loop bound depends on '{index}'")
+    # Outside the loop, a body local would read the last copy's value, not the last step's.
+    roots = func.body.stmts + (func.tail_body.stmts if isinstance(func, A.Kernel) and func.tail_body else [])
+    lets = body_lets(work, [n for n in names_in(roots) if not w.span.start <= n.span.start < w.span.end])
     accs = tuple(_accumulators(analysis, work, index, set(lets)))
-    return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets))
+    hinted = next((s for s in A.statements(func.body.stmts) if isinstance(s, A.Unroll) and s.loop is w), None)
+    start = w.span.start if hinted is None else hinted.span.start
+    return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets), start)
 
 
 def body_lets(work, later) -> list[str]:
     """The names the body declares (each gets a fresh name per copy). Refused
     when the copies could not keep their meaning: a name declared twice, read
     before its declaration (the previous iteration's value), or read in
-    `later` (Name nodes after the loop)."""
+    `later` (Name nodes outside the loop)."""
     lets: list[str] = []
     names = names_in(work)
     for s in A.statements(work):
@@ -158,7 +165,7 @@ def body_lets(work, later) -> list[str]:
         lets.append(s.name)
     after = [n for n in later if n.name in lets]
     if after:
-        raise NotApplicable(f"'{after[0].name}', declared in the loop, is used after it")
+        raise NotApplicable(f"'{after[0].name}', declared in the loop, is used outside it")
     return lets
 
 

@@ -25,6 +25,12 @@ def next_line(data: bytes, offset: int) -> int:
     return len(data) if nl < 0 else nl + 1
 
 
+def in_file_style(data: bytes, text: str) -> str:
+    """New lines end the way the file's lines do (`\r\n` in a CRLF file)."""
+    text = text.replace("\r\n", "\n")
+    return text.replace("\n", "\r\n") if b"\r\n" in data else text
+
+
 def first_on_line(data: bytes, offset: int) -> bool:
     return not data[line_start(data, offset):offset].strip()
 

@@ -28,8 +28,8 @@ from . import kernels
 from .base import Edit, NotApplicable, Site
 from .copies import copy_subs, times
 from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of
-from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, indent_at, line_start, next_line,
-                   parents)
+from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
+                   line_start, next_line, parents)
 
 NAME = "unroll"
 HINTS = ("one-accumulator", "small-step")
@@ -82,16 +82,17 @@ def title(site: Site, choice) -> str:
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if not isinstance(choice, int) or isinstance(choice, bool) or choice < 2:
         raise NotApplicable(f"unroll needs a factor of 2 or more, got {choice!r}")
-    item = next((it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel)) and it.name == site.function),
-                None)
-    if item is None:
+    # `#[cfg]` variants share a name: the site's position says which one.
+    items = [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel)) and it.name == site.function]
+    for item in items:
+        if isinstance(item, A.Kernel) and item.span.start == site.start:
+            return kernels.unroll_kernel(analysis, item, choice)
+        w = next((w for w in loops_of(item) if w.span.start == site.start), None)
+        if w is not None:
+            return [_unroll_while(analysis, item, analyse_while(analysis, item, w), choice)]
+    if not items:
         raise NotApplicable(f"no function '{site.function}'")
-    if isinstance(item, A.Kernel) and item.span.start == site.start:
-        return kernels.unroll_kernel(analysis, item, choice)
-    w = next((w for w in loops_of(item) if w.span.start == site.start), None)
-    if w is None:
-        raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
-    return [_unroll_while(analysis, item, analyse_while(analysis, item, w), choice)]
+    raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
 
 
 # ---- the while loop ---------------------------------------------------------
@@ -100,7 +101,7 @@ def _layout(data: bytes, lp: WhileLoop) -> tuple[int, int, str, str]:
     """(start of the body's work, start of the advance line, the loop's
     indentation, the body's indentation); NotApplicable unless the loop is
     written one statement per line, which the copies rely on."""
-    indent = indent_at(data, lp.node.span.start)
+    indent = indent_at(data, lp.start)
     first, adv = lp.work[0], lp.advance
     if not first_on_line(data, first.span.start) or not first_on_line(data, adv.span.start) \
             or b"\n" not in data[adv.span.end:lp.node.body.span.end]:
@@ -131,8 +132,8 @@ def _unroll_while(analysis: Analysis, func, lp: WhileLoop, k: int) -> Edit:
     lines.append(f"{inner}{lp.index} = {lp.index} + {times(analysis, lp.step, k)}\n")
     lines.append(f"{indent}}}\n")
     lines += [f"{indent}{a.name} = {_combine(a, names[a.name])}\n" for a in lp.accumulators]
-    at = line_start(data, lp.node.span.start)
-    return Edit(at, at, "".join(lines))
+    at = line_start(data, lp.start)
+    return Edit(at, at, in_file_style(data, "".join(lines)))
 
 
 def _start_value(a: Accumulator) -> str:
