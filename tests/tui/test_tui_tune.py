@@ -1,7 +1,8 @@
-"""Tune pane: a quick tune of max_f32 fills the attempts table, the chart and
-the diff, and writes the best (beside the kernel, then in place with a backup);
-cancel stops a run while the UI keeps answering; files without a suite, cross
-targets and choices that make no run are refused with a message."""
+"""Tune pane: a quick tune of the example's max_f32 fills the attempts table,
+the chart and the diff; a kernel with a known faster const value is tuned,
+written beside itself and applied in place with a backup; cancel stops a run
+while the UI keeps answering; files without a suite, cross targets and
+choices that make no run are refused with a message."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -94,6 +95,26 @@ async def test_quick_tune_shows_attempts_chart_diff_and_writes(tmp_path):
         await pilot.press("A")  # the file is not the tuned source any more: refused, backup untouched
         assert backup.read_text() == original
         assert "reductions.ea is not the source that was tuned" in note(pane)
+
+
+async def test_quick_tune_of_the_example_max_f32(tmp_path):
+    """The shipped one-accumulator max_f32: the transformations' first two variants, live."""
+    app = make_app(suite_copy(tmp_path), Options())
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_tune(pilot)
+        await pilot.press("x")
+        await until(pilot, lambda: not pane.running, timeout=TUNE_TIMEOUT)
+        result, log = pane.result, pane.tune_log
+        assert result is not None and result.evaluated + result.cache_hits == 2
+        table = pane.query_one("#tune-attempts", DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [r[:3] for r in rows] == [[str(a.index), a.label, a.outcome] for a in result.history]
+        assert len(rows) == 2 and all(r[1].startswith("unroll max_f32") for r in rows)
+        assert all(r[3] != "-" for r in rows)  # both variants are right, so both were timed
+        chart = pane.query_one("#tune-chart")
+        assert chart.best == log.best_points and len(chart.best) == 3 and len(chart.scores) == 2
+        shown = str(pane.query_one("#tune-diff").render())
+        assert shown == (result.diff().rstrip("\n") or "No variant beat the original; nothing to write.")
 
 
 async def test_cancel_stops_the_run_and_the_ui_answers(tmp_path):
