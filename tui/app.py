@@ -25,7 +25,7 @@ from ea_compiler import Options, __version__
 
 from .commands import EaCommands
 from .compile_job import CompileResult, compile_file
-from .messages import OpenFile, SourceCursor
+from .messages import FilesChanged, OpenFile, SourceCursor
 from .panes.assembly_pane import AssemblyPane
 from .panes.bench_pane import BenchPane
 from .panes.source_pane import SourcePane
@@ -178,6 +178,10 @@ class EaApp(App):
 
     def on_open_file(self, message: OpenFile) -> None:
         self.open_path(message.path)
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self.workspace.refresh()
+        self.query_one(FileList).show_workspace(self.workspace)
 
     def action_toggle_files(self) -> None:
         files = self.query_one(FileList)

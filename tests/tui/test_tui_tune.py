@@ -84,7 +84,9 @@ async def test_quick_tune_shows_attempts_chart_diff_and_writes(tmp_path):
         await pilot.press("w")
         tuned = tmp_path / "reductions.tuned.ea"
         assert tuned.read_text() == result.best_source and kernel.read_text() == original
-        assert "Wrote " in screen_text(app) and "reductions.tuned.ea" in screen_text(app)
+        assert note(pane) == "Wrote reductions.tuned.ea beside reductions.ea."
+        await pilot.pause()
+        assert tuned in app.workspace.files  # listed in the file list now
 
         await pilot.press("A")
         backup = tmp_path / "reductions.ea.orig"

@@ -19,6 +19,7 @@ from textual.widgets import Button, Checkbox, DataTable, Input, Select, Static
 
 from ea_compiler.tooling import Stages, TuneError, TuneEvent, TuneResult, tune, tune_targets, write_result
 
+from ..messages import FilesChanged
 from ..target import is_cross
 from ..tune_format import (COLUMNS, EVERY_FUNCTION, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
                            backup_path, diff_content, make_config, progress_line)
@@ -292,6 +293,7 @@ class TunePane(Vertical):
             line = f"Applied to {path.name}; the original is kept as {backup_path(r.kernel).name}."
         else:
             line = f"Wrote {path.name} beside {r.kernel.name}."
+            self.post_message(FilesChanged())
         self._note(Content.assemble((line, "$text-success")))
         self.app.notify(line, title="Tune")
 
