@@ -1,6 +1,7 @@
 """Tune pane: a quick tune of the example's max_f32 fills the attempts table,
 the chart and the diff; a kernel with a known faster const value is tuned,
-written beside itself and applied in place with a backup; cancel stops a run
+written beside itself and applied in place with a backup; the agent space runs the
+proposer command; cancel stops a run
 while the UI keeps answering; files without a suite, cross targets and
 choices that make no run are refused with a message."""
 from __future__ import annotations
@@ -117,6 +118,23 @@ async def test_quick_tune_of_the_example_max_f32(tmp_path):
         assert chart.best == log.best_points and len(chart.best) == 3 and len(chart.scores) == 2
         shown = str(pane.query_one("#tune-diff").render())
         assert shown == (result.diff().rstrip("\n") or "No variant beat the original; nothing to write.")
+
+
+async def test_agent_space_asks_the_proposer_command(tmp_path):
+    app = make_app(suite_copy(tmp_path), Options())
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_tune(pilot, budget="1")
+        for space, on in (("params", False), ("transforms", False), ("agent", True)):
+            pane.query_one(f"#tune-space-{space}", Checkbox).value = on
+        await pilot.press("x")
+        assert not pane.running and "proposer command" in note(pane)  # agent without a command: refused
+        pane.query_one("#tune-propose", Input).value = "cat reductions.ea"  # proposes the original back
+        pane.focus_first()
+        await pilot.press("x")
+        await until(pilot, lambda: not pane.running, timeout=TUNE_TIMEOUT)
+        table = pane.query_one("#tune-attempts", DataTable)
+        assert [str(c) for c in table.get_row_at(0)][1:3] == ["agent proposal 1", "duplicate"]
+        assert table.row_count == 1 and not pane.result.improved()
 
 
 async def test_cancel_stops_the_run_and_the_ui_answers(tmp_path):
