@@ -1,9 +1,9 @@
 """Tune pane: a quick tune of the example's max_f32 fills the attempts table,
 the chart and the diff; a kernel with a known faster const value is tuned,
-written beside itself and applied in place with a backup; the agent space runs the
-proposer command; cancel stops a run
-while the UI keeps answering; files without a suite, cross targets and
-choices that make no run are refused with a message."""
+written beside itself and applied in place with a backup; the agent space
+runs the proposer command; cancel stops a run while the UI keeps answering;
+files without a suite, cross targets and choices that make no run are
+refused with a message."""
 from __future__ import annotations
 
 from pathlib import Path
