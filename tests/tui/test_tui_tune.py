@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.command import CommandPalette
 from textual.widgets import Checkbox, DataTable, Input, Select
 
 from tui_support import EXAMPLES, SIZE, compiled, make_app, screen_text, until
@@ -188,7 +189,11 @@ async def test_cross_target_and_empty_choices_are_refused(tmp_path):
     app = make_app(suite_copy(tmp_path), Options(target_triple="aarch64-unknown-linux-gnu"))
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_tune(pilot)
-        await pilot.press("s")
+        await pilot.press("1", "ctrl+p", *"tune (quick)")  # the palette's command switches to the pane
+        await until(pilot, lambda: "Tune (quick)" in screen_text(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, CommandPalette))
+        assert app.query_one("#panes").active == "tune"
         assert not pane.running and "the target is cross-compiled" in note(pane)
         app.action_set_triple("")
         await compiled(pilot)
