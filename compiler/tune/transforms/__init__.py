@@ -9,9 +9,11 @@ described in `base.py`; this registry is the one list of them.
 from __future__ import annotations
 
 from ...analysis import Analysis, analyze
+from . import prefetch, restrict
 from .base import Edit, NotApplicable, Rewrite, Site, splice
 
-MODULES: dict = {}  # name -> module, in the order the tuner applies them
+# name -> module, in the order the tuner applies them
+MODULES: dict = {m.NAME: m for m in (prefetch, restrict)}
 
 
 def find_sites(analysis: Analysis, function: str | None = None, only=None) -> list[Site]:
