@@ -91,7 +91,8 @@ def assert_same_results(tmp_path: Path, before: str, after: str, func: str, step
                         lengths=None, exact: bool = True, pad: int = 0, avx512: bool = False,
                         length_kw: str | None = None) -> None:
     """Both versions of `func` give equal results (to a float tolerance unless
-    `exact`) at lengths 0, 1, step-1, step, step+1, 1000 and 1003."""
+    `exact`) at lengths 0, 1, step-1, step, step+1, 1000 and 1003, or at
+    `lengths` (a length, or (length, scalar arguments))."""
     scalars = scalars or {}
     lengths = lengths or sorted({0, 1, step - 1, step, step + 1, 1000, 1003})
     tag = next(_counter)
@@ -100,11 +101,12 @@ def assert_same_results(tmp_path: Path, before: str, after: str, func: str, step
         path.write_text(text)
     mods = [ea.load(p, avx512=avx512) for p in paths]
     a = analyze(before, "k.ea")
-    for n in lengths:
+    for case in lengths:
+        n, values = case if isinstance(case, tuple) else (case, scalars)
         results = []
         for mod in mods:
             rng = np.random.default_rng(1000 + n)
-            args, outs = _inputs(a, func, n, rng, scalars, pad)
+            args, outs = _inputs(a, func, n, rng, values, pad)
             kw = {length_kw: n} if length_kw else {}
             ret = getattr(mod, func)(*args, **kw)
             results.append(([ret] if ret is not None else []) + outs)
