@@ -185,6 +185,19 @@ def test_not_applicable_steps_and_tails():
     assert refused(step1) == "the loop at line 1 steps 1 elements, not whole 4-lane vectors"
 
 
+def test_not_applicable_when_a_step_skips_vectors():
+    # step 8 with one 4-lane vector: lanes 4..7 of every step are never touched
+    src = KERNEL.replace("step 4", "step 8").replace("BODY", "store(out, i, v)")
+    assert refused(src) == "the loop at line 1 steps 8 elements but no vector starts at offset 4"
+
+
+def test_a_function_for_another_architecture_is_no_site():
+    arm = AXPY.replace("export func axpy", "#[cfg(aarch64)]\nexport func axpy")
+    x86 = AXPY.replace("f32x4", "f32x8").replace("i + 4", "i + 8").replace("export func", "#[cfg(x86_64)]\nexport func")
+    found = sites(x86 + arm, "widen", options=AVX512)[1]
+    assert [(s.function, s.line, s.vectors) for s in found] == [("axpy", 3, ("f32x8",))]
+
+
 def test_not_applicable_calls_and_signatures():
     assert refused((EXAMPLES / "preprocess.ea").read_text(), 512).startswith("standardise takes or returns f32x8")
     particles = (EXAMPLES / "particles.ea").read_text()

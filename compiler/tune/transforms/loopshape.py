@@ -41,9 +41,12 @@ class Loop:
 
 
 def functions(analysis: Analysis, name: str | None = None) -> list:
-    """The functions and kernels of the source tree (optionally only `name`)."""
+    """The functions and kernels of the source tree compiled for the target
+    (a function's `#[cfg]` for another architecture drops it; a kernel's is
+    ignored, LANGUAGE.md §3.6), optionally only `name`."""
+    arch = analysis.options.arch
     return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
-            and (name is None or it.name == name)]
+            and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]
 
 
 def index_loops(item) -> list[Loop]:

@@ -28,7 +28,7 @@ class Scaler:
         self.understood: set[int] = set()  # literals read as index arithmetic
         self.scaled_consts: dict[str, set[int]] = {}  # const -> its Name nodes that scale
         self.out: dict[tuple[int, int], Edit] = {}
-        self.lets_read: set[int] = set()
+        self.let_sums: dict[int, tuple[bool, int]] = {}  # a body `let` read as an index
 
     # ---- the whole function ----
     def edits(self) -> list[Edit]:
@@ -65,25 +65,35 @@ class Scaler:
             self._edit(span, str(node.step * self.ratio))
             if isinstance(node, A.For):
                 self._bound(node.end, lp)
+            step = node.step
         else:
-            if self._sum(lp.step, "step", lp)[0] == 0:
+            if self._sum(lp.step, "step", lp)[0] == 0 or not self._constant(lp.step):
                 raise NotApplicable(f"the loop at line {lp.line} steps by {L.text(self.a, lp.step)}, "
                                     "not by whole vectors")
+            step = self._value(lp.step)
             cond = A.unparen(node.cond)
             if not (isinstance(cond, A.Binary) and cond.op in ("<", "<=", ">", ">=")):
                 raise NotApplicable(f"the condition of the loop at line {lp.line} is not one comparison")
             self._bound(cond, lp)
+        covered = set()  # the vectors of a step the accesses reach, as element offsets
         for n in L.own_nodes(lp.body):
             intr = L.intrinsic(self.a, n) if isinstance(n, A.Call) else None
             if L.is_access(intr) and len(n.args) >= 2 and _vector_call(n):
-                if not self._sum(n.args[1], "offset", lp)[1]:
+                _, has_var, offset = self._sum(n.args[1], "offset", lp)
+                if not has_var:
                     raise NotApplicable(f"the {n.name} at line {n.span.line} does not move with {lp.var}")
+                covered.add(offset if offset % self.lanes == 0 else 0)
             elif L.is_hint(intr) and len(n.args) >= 2:
                 self.understood |= {id(x) for x in A.walk([n.args[1]])}  # a distance, not lanes
             elif isinstance(n, A.Index) and isinstance(n.base.ty, T.Pointer) and \
                     self._mentions_var(n.index, lp):
                 raise NotApplicable(f"the scalar access {L.text(self.a, n)} at line {n.span.line} "
                                     "touches one element per step")
+        # A step of several vectors must use each of them: what it skips would move.
+        missing = [k for k in range(0, step, self.lanes) if k not in covered]
+        if missing:
+            raise NotApplicable(f"the loop at line {lp.line} steps {step} elements but no vector starts "
+                                f"at offset {missing[0]}")
 
     def _bound(self, e, lp: L.Loop) -> None:
         sides = [e.left, e.right] if isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=") else [e]
@@ -99,20 +109,23 @@ class Scaler:
         raise NotApplicable(f"the step of the loop at line {node.span.line} was not found")
 
     # ---- sums of terms ----
-    def _sum(self, e, mode: str, lp: L.Loop) -> tuple[int, bool]:
-        """(how many constant terms scaled, whether the loop variable is in it)."""
-        scaled, has_var = 0, False
-        for term in _terms(e):
+    def _sum(self, e, mode: str, lp: L.Loop) -> tuple[int, bool, int]:
+        """(how many constant terms scaled, whether the loop variable is in
+        it, the signed sum of its constant terms before scaling)."""
+        scaled, has_var, offset = 0, False, 0
+        for sign, term in _terms(e):
             if self._constant(term):
+                offset += sign * self._value(term)
                 scaled += self._constant_term(term, mode, lp)
             elif isinstance(term, A.Name):
-                has_var |= self._name_term(term, lp)
+                var, more = self._name_term(term, lp)
+                has_var, offset = has_var or var, offset + sign * more
             elif self._mentions_var(term, lp):
                 raise NotApplicable(f"the index {L.text(self.a, e)} at line {e.span.line} is not "
                                     f"{lp.var} plus offsets")
             else:  # loop-invariant: a row start, a stride
                 self.understood |= {id(x) for x in A.walk([term])}
-        return scaled, has_var
+        return scaled, has_var, offset
 
     def _constant_term(self, term, mode: str, lp: L.Loop) -> int:
         v = abs(self._value(term))
@@ -130,21 +143,21 @@ class Scaler:
         self._scale(term)
         return 1
 
-    def _name_term(self, term: A.Name, lp: L.Loop) -> bool:
+    def _name_term(self, term: A.Name, lp: L.Loop) -> tuple[bool, int]:
+        """(whether the name is or holds the loop variable, its constant offset)."""
         if term.name == lp.var:
-            return True
+            return True, 0
         for s in A.statements(lp.body.stmts):
             if isinstance(s, A.Let) and s.name == term.name:
                 if s.mutable:
                     break
-                if id(s) not in self.lets_read:
-                    self.lets_read.add(id(s))
-                    return self._sum(s.value, "offset", lp)[1]
-                return self._mentions_var(s.value, lp)
+                if id(s) not in self.let_sums:
+                    self.let_sums[id(s)] = self._sum(s.value, "offset", lp)[1:]
+                return self.let_sums[id(s)]
             if isinstance(s, A.Assign) and isinstance(s.target, A.Name) and s.target.name == term.name:
                 break
         else:
-            return False
+            return False, 0
         raise NotApplicable(f"the index at line {term.span.line} uses {term.name}, which the loop changes")
 
     def _mentions_var(self, e, lp: L.Loop) -> bool:
@@ -234,15 +247,16 @@ class Scaler:
         self.out[(span.start, span.end)] = Edit(span.start, span.end, text)
 
 
-def _terms(e) -> list:
-    """The operands of a `+`/`-` chain (parentheses looked through)."""
-    out, stack = [], [e]
+def _terms(e) -> list[tuple[int, object]]:
+    """The operands of a `+`/`-` chain with their signs (parentheses looked through)."""
+    out, stack = [], [(1, e)]
     while stack:
-        x = A.unparen(stack.pop())
+        sign, x = stack.pop()
+        x = A.unparen(x)
         if isinstance(x, A.Binary) and x.op in ("+", "-"):
-            stack += [x.right, x.left]
+            stack += [(-sign if x.op == "-" else sign, x.right), (sign, x.left)]
         else:
-            out.append(x)
+            out.append((sign, x))
     return out
 
 
