@@ -32,7 +32,8 @@ export func bump(x: *i32, out: *mut i32, n: i32) {
 
 COUNTS_OUT = COUNTS.replace("        store(out, i, load", "        stream_store(out, i, load") \
     .replace("        store(out, i + 4", "        stream_store(out, i + 4") \
-    .replace("        out[i] = x[i] + 1\n        i = i + 8", "        stream_store(out, i, x[i] + 1)\n        i = i + 8")
+    .replace("        out[i] = x[i] + 1\n        i = i + 8",
+             "        stream_store(out, i, x[i] + 1)\n        i = i + 8")
 
 
 def test_golden_kernel():

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ea_compiler.options import Options
-from ea_compiler.tune.transforms import widen
 
 from .rewrite_check import assert_same_results, not_applicable, rewrite, sites
 
@@ -150,7 +149,8 @@ def test_not_applicable_lane_structure():
         "the vector literal at line 6 spells out its lanes"
     assert refused(KERNEL.replace("BODY", "store(out, i, v)\n    out[i] = x[i] * 2.0")) == \
         "the scalar access out[i] at line 7 touches one element per step"
-    bytes_ = KERNEL.replace("*f32", "*u8").replace("*mut f32", "*mut u8").replace("f32x4", "u8x16").replace("step 4", "step 16")
+    bytes_ = KERNEL.replace("*f32", "*u8").replace("*mut f32", "*mut u8").replace("f32x4", "u8x16") \
+        .replace("step 4", "step 16")
     assert refused(bytes_.replace("BODY", "store(out, i, sat_add_u8x16(v, v))")) == \
         "sat_add_u8x16 at line 6 has no wider form"
     mm = bytes_.replace("out: *mut u8", "out: *mut i32").replace("out[i] = x[i]", "out[i] = to_i32(x[i])")

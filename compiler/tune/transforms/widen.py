@@ -9,7 +9,8 @@ keeps what each lane computes and changes how many lanes a step takes, so it
 refuses (NotApplicable, with the reason) whatever ties the code to its lane
 count: shuffles, lane indices and vector literals, intrinsics with no wider
 form of the same operation (the table's signatures decide), scalar accesses
-at the loop index, a kernel tail whose correctness depends on the step
+at the loop index, a step whose vectors leave some of its elements
+untouched, a kernel tail whose correctness depends on the step
 (`tail pad`, no tail, a `tail mask` with lane-count literals), a step in a
 `const` other functions share, a loop bound that runs past the end, and
 integer literals that may count lanes outside the recognised index

@@ -10,6 +10,8 @@ stores vectors. In it, each index is read as a sum of terms:
   whole number of vectors scales (`i + 4` -> `i + 8`), any other stays (`i + 1`
   is a neighbour). The step must be whole vectors; the loop bound's offsets
   must be whole vectors or one lane short of them (`i < n - 3` -> `i < n - 7`).
+A step of several vectors must start a vector at each of them (what a step
+skips would move), and every vector access must move with the loop variable.
 A `const` scales where it is declared, so it must belong to this function
 alone and be used only in that arithmetic."""
 from __future__ import annotations
