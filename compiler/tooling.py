@@ -39,6 +39,10 @@ from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT,
 from .typesys import model as types
 from .typesys.model import SCALARS, Pointer, Struct
 from .typesys.vectors import VECTORS
+from .tune import (Attempt, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, tune, tune_targets,
+                   write_result)
+from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
+from .tune.transforms import apply as apply_transform
 
 # Reserved words that are not type names (`func`, `return`, `splat`, ...).
 KEYWORD_KINDS = frozenset(KEYWORDS.values()) - TYPE_KINDS
@@ -88,6 +92,9 @@ __all__ = [
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "load_suite", "read_history", "run_suite", "size_label",
+    # ea tune: the engine, and the transformations (code actions)
+    "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
+    "TuneResult", "apply_transform", "find_sites", "tune", "tune_targets", "write_result",
     # helpers
     "gc_paused",
 ]

@@ -13,8 +13,9 @@ from __future__ import annotations
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from . import loopshape as L
+from . import loopscan as L
 from .base import Edit, NotApplicable, Site
+from .text import first_on_line, in_file_style, line_start, next_line, text_of
 
 NAME = "prefetch"
 # `memory-heavy` is the hint inspect gives a loop with more memory than compute operations.
@@ -81,7 +82,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
         size = elem.bits // 8 if isinstance(elem, T.Scalar) else 0
         if size <= 0:
             continue
-        hints[p] = f"prefetch({p}, {L.text(analysis, base)} + {choice // size})"
+        hints[p] = f"prefetch({p}, {text_of(analysis, base)} + {choice // size})"
     if not hints:
         raise NotApplicable(f"no load in the loop at line {lp.line} is indexed by {lp.var} "
                             "and names the loop does not change")
@@ -125,11 +126,10 @@ def _insert_top(analysis: Analysis, body: A.Block, lines: list[str]) -> Edit:
     like its first statement, when that statement starts a later line."""
     data = analysis.source.data
     first = body.stmts[0]
-    indent = L.indent_before(data, first.span.start)
-    brace_line_end = data.find(b"\n", body.span.start)
-    if indent is not None and 0 <= brace_line_end < first.span.start:
-        at = brace_line_end + 1
-        return Edit(at, at, "".join(f"{indent}{ln}\n" for ln in lines))
+    after_brace = next_line(data, body.span.start)
+    if first_on_line(data, first.span.start) and after_brace <= first.span.start:
+        indent = data[line_start(data, first.span.start):first.span.start].decode()
+        return Edit(after_brace, after_brace, in_file_style(data, "".join(f"{indent}{ln}\n" for ln in lines)))
     return Edit(first.span.start, first.span.start, "".join(f"{ln} " for ln in lines))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...analysis import Analysis
 from ...syntax import ast as A
-from . import loopshape as L
+from . import loopscan as L
 from .base import Edit, NotApplicable, Site
 
 NAME = "restrict"

@@ -16,8 +16,9 @@ from ...analysis import Analysis, analyze
 from ...intrinsics import TABLE
 from ...syntax import ast as A
 from ...typesys import model as T
-from . import loopshape as L
+from . import loopscan as L
 from .base import Edit, NotApplicable, Site, splice
+from .text import text_of
 
 NAME = "stream_store"
 HINTS = ()
@@ -77,8 +78,8 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
             continue
         t = s.target
         out.append(Edit(s.span.start, s.span.end,
-                        f"stream_store({L.text(analysis, t.base)}, {L.text(analysis, t.index)}, "
-                        f"{L.text(analysis, s.value)})"))
+                        f"stream_store({text_of(analysis, t.base)}, {text_of(analysis, t.index)}, "
+                        f"{text_of(analysis, s.value)})"))
     _check_scalars(analysis, out, stores)
     return out
 

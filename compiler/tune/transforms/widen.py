@@ -30,8 +30,9 @@ from ...intrinsics import lookup
 from ...syntax import ast as A
 from ...typesys import model as T
 from ...typesys.vectors import VECTORS
-from . import loopshape as L
+from . import loopscan as L
 from .base import Edit, NotApplicable, Site, splice
+from .text import text_of
 from .widen_index import Scaler
 
 NAME = "widen"
@@ -138,7 +139,7 @@ def _call_edits(analysis: Analysis, item, mapping: dict[str, str], ratio: int) -
         if isinstance(n, A.VectorLit):
             raise NotApplicable(f"the vector literal at line {n.span.line} spells out its lanes")
         if isinstance(n, A.Index) and isinstance(n.base.ty, T.Vector):
-            raise NotApplicable(f"the lane index {L.text(analysis, n)} at line {n.span.line} depends on the width")
+            raise NotApplicable(f"the lane index {text_of(analysis, n)} at line {n.span.line} depends on the width")
         if not isinstance(n, A.Call) or not _has_vectors(n):
             continue
         callee = analysis.callee_of(n)

@@ -2,7 +2,7 @@
 vectors scales by the width ratio, what counts elements stays, anything else
 that may count lanes is refused.
 
-A vector loop is an indexed loop (`loopshape.Loop`) whose own body loads or
+A vector loop is an indexed loop (`loopscan.Loop`) whose own body loads or
 stores vectors. In it, each index is read as a sum of terms:
 - the loop variable, names the loop does not change, and immutable `let`s of
   the body (read through to their values);
@@ -19,8 +19,9 @@ from __future__ import annotations
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from . import loopshape as L
+from . import loopscan as L
 from .base import Edit, NotApplicable
+from .text import text_of
 
 
 class Scaler:
@@ -70,7 +71,7 @@ class Scaler:
             step = node.step
         else:
             if self._sum(lp.step, "step", lp)[0] == 0 or not self._constant(lp.step):
-                raise NotApplicable(f"the loop at line {lp.line} steps by {L.text(self.a, lp.step)}, "
+                raise NotApplicable(f"the loop at line {lp.line} steps by {text_of(self.a, lp.step)}, "
                                     "not by whole vectors")
             step = self._value(lp.step)
             cond = A.unparen(node.cond)
@@ -89,7 +90,7 @@ class Scaler:
                 self.understood |= {id(x) for x in A.walk([n.args[1]])}  # a distance, not lanes
             elif isinstance(n, A.Index) and isinstance(n.base.ty, T.Pointer) and \
                     self._mentions_var(n.index, lp):
-                raise NotApplicable(f"the scalar access {L.text(self.a, n)} at line {n.span.line} "
+                raise NotApplicable(f"the scalar access {text_of(self.a, n)} at line {n.span.line} "
                                     "touches one element per step")
         # A step of several vectors must use each of them: what it skips would move.
         missing = [k for k in range(0, step, self.lanes) if k not in covered]
@@ -100,7 +101,7 @@ class Scaler:
     def _bound(self, e, lp: L.Loop) -> None:
         sides = [e.left, e.right] if isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=") else [e]
         if sum(self._sum(side, "bound", lp)[0] for side in sides) == 0:
-            raise NotApplicable(f"the loop at line {lp.line} runs while {L.text(self.a, e)}: its last step "
+            raise NotApplicable(f"the loop at line {lp.line} runs while {text_of(self.a, e)}: its last step "
                                 "reads past the bound, further with a wider step")
 
     def _for_step(self, node: A.For):
@@ -123,7 +124,7 @@ class Scaler:
                 var, more = self._name_term(term, lp)
                 has_var, offset = has_var or var, offset + sign * more
             elif self._mentions_var(term, lp):
-                raise NotApplicable(f"the index {L.text(self.a, e)} at line {e.span.line} is not "
+                raise NotApplicable(f"the index {text_of(self.a, e)} at line {e.span.line} is not "
                                     f"{lp.var} plus offsets")
             else:  # loop-invariant: a row start, a stride
                 self.understood |= {id(x) for x in A.walk([term])}
@@ -140,7 +141,7 @@ class Scaler:
             self._edit(A.unparen(term).span, str((v + 1) * self.ratio - 1))
             return 1
         if not whole:
-            raise NotApplicable(f"the offset {L.text(self.a, term)} at line {term.span.line} is not a whole "
+            raise NotApplicable(f"the offset {text_of(self.a, term)} at line {term.span.line} is not a whole "
                                 f"number of {self.lanes}-lane vectors")
         self._scale(term)
         return 1
@@ -198,12 +199,12 @@ class Scaler:
         elif isinstance(e, A.Binary) and e.op == "*":
             sides = [s for s in (e.right, e.left) if self._value(s) % self.lanes == 0 and self._value(s)]
             if not sides:
-                raise NotApplicable(f"cannot widen the offset {L.text(self.a, e)} at line {e.span.line}")
+                raise NotApplicable(f"cannot widen the offset {text_of(self.a, e)} at line {e.span.line}")
             other = e.left if sides[0] is e.right else e.right
             self.understood |= {id(x) for x in A.walk([other])}
             self._scale(sides[0])
         else:
-            raise NotApplicable(f"cannot widen the offset {L.text(self.a, e)} at line {e.span.line}")
+            raise NotApplicable(f"cannot widen the offset {text_of(self.a, e)} at line {e.span.line}")
 
     def _scale_const(self, use: A.Name) -> None:
         decl = self.consts[use.name]
