@@ -57,7 +57,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
         pointers, _ = _plan(analysis, item)
         if pointers:
             out.append(Site(NAME, item.name, 0, item.name_span.line, item.span.start, item.span.end,
-                            (tuple(pointers),)))
+                            (", ".join(pointers),)))
     return out
 
 
@@ -66,9 +66,10 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if item is None:
         raise NotApplicable(f"no function {site.function}")
     pointers, stores = _plan(analysis, item)
-    wanted = [p for p in choice if p in pointers]
+    named = [p.strip() for p in str(choice).split(",")]
+    wanted = [p for p in named if p in pointers]
     if not wanted:
-        raise NotApplicable(f"{site.function}'s main loops store no vectors through {', '.join(choice)}")
+        raise NotApplicable(f"{site.function}'s main loops store no vectors through {choice}")
     out = []
     for s in stores:
         if _pointer(s) not in wanted:
@@ -102,4 +103,4 @@ def _check_scalars(analysis: Analysis, edits: list[Edit], stores: list) -> None:
 
 
 def title(site: Site, choice) -> str:
-    return f"Use non-temporal stores (stream_store) for {', '.join(choice)}"
+    return f"Use non-temporal stores (stream_store) for {choice}"
