@@ -110,3 +110,9 @@ def test_equal_results(tmp_path):
         assert_same_results(tmp_path, src, rw.text, func, step, scalars)
     _, rw = rewrite(REDUCTIONS, "prefetch", 512, "max_f32")
     assert_same_results(tmp_path, REDUCTIONS, rw.text, "max_f32", 8, lengths=[1, 7, 8, 9, 1000, 1003])
+
+
+def test_crlf_file_stays_crlf():
+    src = SAXPY.replace("\n", "\r\n")
+    _, rw = rewrite(src, "prefetch", 1024)
+    assert rw.text == SAXPY_OUT.replace("\n", "\r\n")
