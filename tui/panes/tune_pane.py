@@ -56,8 +56,7 @@ class TunePane(Vertical):
                 with Vertical(id="tune-spaces"):
                     for space in SPACES:
                         yield Checkbox(space, space != "agent", id=f"tune-space-{space}")
-                    yield Input(placeholder="proposer command (for agent)",
-                                id="tune-propose")
+                    yield Input(placeholder="proposer command (for agent)", id="tune-propose")
                 with Vertical(id="tune-controls"):
                     with Horizontal(id="tune-bounds"):
                         yield Input(placeholder="budget", type="integer", id="tune-budget")
