@@ -101,7 +101,7 @@ def assigned_in(stmts) -> set[str]:
     return out
 
 
-def _is_pure(e) -> bool:
+def is_pure(e) -> bool:
     return all(isinstance(n, _PURE) for n in A.walk([e]))
 
 
@@ -147,7 +147,7 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     assigned = assigned_in(work)
     if index in assigned:
         raise NotApplicable(f"the loop body assigns or redeclares '{index}' besides advancing it")
-    if not _is_pure(bound) or not _is_pure(step):
+    if not is_pure(bound) or not is_pure(step):
         raise NotApplicable("the loop bound or step has side effects")
     if any(n.name in assigned for n in names_in([bound, step])):
         raise NotApplicable("the loop body changes the loop bound")
@@ -231,7 +231,7 @@ def _accumulators(analysis: Analysis, work, index: str, lets: set[str]) -> list[
         if name == index or name in lets or len(assigns) != 1:
             continue
         s = assigns[0]
-        found = _reduction(analysis, s, name)
+        found = reduction(analysis, s, name)
         if found is None:
             continue
         kind, op = found
@@ -247,7 +247,7 @@ def _intrinsic(analysis: Analysis, call: A.Call, names: tuple[str, ...]) -> bool
     return isinstance(callee, Intrinsic) and callee.name in names
 
 
-def _reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:
+def reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:
     v = A.unparen(s.value)
     ty = s.target.ty
     if not isinstance(ty, (T.Scalar, T.Vector)) or not (ty.spelled if isinstance(ty, T.Vector) else ty.is_numeric):
