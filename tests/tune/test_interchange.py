@@ -299,7 +299,8 @@ def test_the_variants_compile_and_the_plain_one_is_a_site():
     (_variant(_body(store="c[i * n + j + k] = sum")), "the element of 'c' stored depends on 'k'"),
     (_variant(_body(), params="a: *restrict f32, b: *restrict f32, c: *mut f32, n: i32"),
      "'c' is not a `restrict` pointer parameter: what the loop reads could overlap it"),
-    (_variant(_body(update="sum = sum * a[i * n + k]")), "the inner loop does not only add to 'sum' (`sum = sum + ...`)"),
+    (_variant(_body(update="sum = sum * a[i * n + k]")),
+     "the inner loop does not only add to 'sum' (`sum = sum + ...`)"),
     (_variant(_body(update="sum = sum + sum * b[k * n + j]")), "'sum' is read besides being added to and stored"),
     (_variant(_body(extra="                sum = sum + 1.0\n")), "the inner loop does more than add to 'sum'"),
     (_variant(_body(store="c[i * n + j] = sum + 1.0")),
@@ -312,10 +313,24 @@ def test_the_variants_compile_and_the_plain_one_is_a_site():
      "'j' is not set right before the loop (each pass over 'j' starts there again)"),
     (_variant(_body(), before="        let mut j: i32 = 0\n        j = j + 1\n"),
      "the start value of 'j' reads 'j' or has side effects"),
-    (_variant(_body(), before="        let mut j: i32 = 0\n        unroll(2) "), "the loop carries an `unroll(N)` hint"),
+    (_variant(_body(), before="        let mut j: i32 = 0\n        unroll(2) "),
+     "the loop carries an `unroll(N)` hint"),
+    (_variant(_body(lets="let mut k: i32 = 0\n            let mut sum: f32 = to_f32(k)")),
+     "'sum' starts at a value that reads 'k'"),
+    (_variant(_body(cond="k < n - k")), "the bound of the inner loop depends on 'k'"),
+    (_variant(_body()).replace("            j = j + 1\n", "            j = j + 2\n"),
+     "the outer loop is not a step-1 loop `while i < n { ...; i = i + 1 }`"),
 ])
 def test_nests_that_cannot_be_interchanged_say_why(src, reason):
     assert _reason(src) == reason
+
+
+def test_the_sum_or_the_counter_read_after_the_nest_is_refused():
+    # locals are function-scoped: after the loop, `sum` and `k` hold the last element's values
+    for name in ("sum", "k"):
+        src = _variant(_body()).replace("        i = i + 1\n", f"        c[0] = c[0] + to_f32({name})\n"
+                                        "        i = i + 1\n")
+        assert _reason(src) == f"'{name}', declared in the loop, is used after it"
 
 
 def test_a_call_and_a_local_pointer_are_refused():

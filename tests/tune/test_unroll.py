@@ -442,7 +442,8 @@ def test_loops_that_cannot_be_unrolled_say_why(src, reason):
 
 def test_an_outer_loop_is_not_unrolled_its_inner_loop_is():
     src = _variant("while i + 8 <= n {\n        let mut j: i32 = 0\n        while j < 8 {\n"
-                   "            acc = acc .+ splat(x[i + j])\n            j = j + 1\n        }\n        i = i + 8\n    }")
+                   "            acc = acc .+ splat(x[i + j])\n            j = j + 1\n        }\n"
+                   "        i = i + 8\n    }")
     assert [s.line for s in sites(src, "unroll", "f")] == [6]
     a = analyze(src, "t.ea")
     with pytest.raises(NotApplicable) as err:

@@ -90,9 +90,10 @@ def _interchange(analysis: Analysis, func, nest: Nest) -> Edit:
     data = analysis.source.data
     w = nest.outer
     indent = indent_at(data, w.span.start)
-    body = nest.acc.span.start
-    inner = indent_at(data, body) if not data[line_start(data, body):body].strip() else indent + "    "
-    step = inner[len(indent):] if inner.startswith(indent) and len(inner) > len(indent) else "    "
+    first = w.body.stmts[0].span.start
+    written = data[line_start(data, first):first].decode()  # the body's indentation, if it starts its line
+    step = written[len(indent):] if written.startswith(indent) and not written[len(indent):].strip() else ""
+    step = step or "    "
     inner, inner2 = indent + step, indent + step + step
     taken = identifiers(analysis)
     k = _counter_name(analysis, func, nest, taken)
