@@ -7,7 +7,8 @@ stencil, int8 dot, a naive ijk matmul) is copied with its suite into build/bench
 and tuned there from scratch (`ea tune --json --fresh`, the default space: params and
 transformations): the repository's files are never changed. Reported per kernel: the
 original's and the best variant's median at the suite's largest size (measured together
-at the end of the run), the speedup, NumPy at that size (measured in the same run), the
+at the end of the run), the speedup, NumPy at that size (measured in the same run, with its
+BLAS on one thread like the kernels), the
 attempts, the wall time, and inspect's bottleneck class of each tuned function's main loop
 before and after. For reductions.ea the per-size table shows max_f32 and min_f32 against
 NumPy at every suite size. Then the cache: the same run again, which should replay
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EA = ROOT / ".venv" / "bin" / "ea"
 OUT = ROOT / "build" / "bench" / "tune"
 SOURCES = (ROOT / "examples", ROOT / "bench" / "tune_kernels")
+# The kernels run on one thread: so does NumPy's BLAS here (its threads also made the
+# matmul reference's times jump by 100x on this shared machine).
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
 
 def kernels(only: list[str]) -> list[tuple[Path, Path]]:
@@ -49,7 +54,7 @@ def run(kernel: Path, suite: Path, args) -> tuple[dict | None, float, str]:
     cmd = [str(EA), "tune", str(work / kernel.name), "--json", "--fresh", "--budget", str(args.budget),
            "--time", str(args.time)]
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
     elapsed = time.monotonic() - t0
     if proc.returncode != 0:
         return None, elapsed, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
@@ -61,7 +66,7 @@ def again(kernel: Path, args) -> float:
     cmd = [str(EA), "tune", str(OUT / kernel.stem / kernel.name), "--json", "--budget", str(args.budget),
            "--time", str(args.time)]
     t0 = time.monotonic()
-    subprocess.run(cmd, capture_output=True, text=True, check=True)
+    subprocess.run(cmd, capture_output=True, text=True, check=True, env=ENV)
     return time.monotonic() - t0
 
 

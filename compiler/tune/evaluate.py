@@ -14,6 +14,7 @@ from ..bench.check import first_bad_index, mismatch
 from ..bench.inputs import bench_namespace, copy_args, make_args
 from ..bench.suite import BenchError, BenchSpec, size_label
 from ..bench.timing import Budget, measure
+from .guard import guarded
 
 # The median of paired ratios, and its 95 % interval (the notched box plot's 1.58 IQR / sqrt(n)).
 _NOTCH = 1.58
@@ -34,11 +35,14 @@ def structs_of(kernel) -> dict:
             if isinstance(value, type) and issubclass(value, ctypes.Structure)}
 
 
-def run_once(kernel, spec: BenchSpec, n: int):
-    """(args after the call, result to check, expected) — or None when the reference is undefined at n."""
+def run_once(kernel, spec: BenchSpec, n: int, guard: bool = False):
+    """(result to check, expected), or None when the reference is undefined at n. With `guard`
+    every array ends at an inaccessible page (guard.py)."""
     env = bench_namespace(spec, n)
     try:
         args = make_args(spec, n, structs_of(kernel), env)
+        if guard:
+            args = {name: guarded(value) for name, value in args.items()}
         before = copy_args(args)
         env.update(before)
         expected = eval(compile(spec.reference, spec.name, "eval"), env)  # noqa: S307 - trusted suite
@@ -49,13 +53,17 @@ def run_once(kernel, spec: BenchSpec, n: int):
     return got, expected
 
 
-def verify(kernel, spec: BenchSpec, lengths: list[int], required: set[int], incumbent=None) -> None:
+def verify(kernel, spec: BenchSpec, lengths: list[int], required: set[int], incumbent=None,
+           on_check=None) -> None:
     """Raise Wrong at the first length where the variant differs from the reference. At
     lengths outside `required` (the edges), a length where the reference is undefined, or
     where the incumbent itself is wrong or refuses the input, is not held against the variant."""
     for n in lengths:
+        guard = n not in required
+        if on_check is not None:
+            on_check(spec.function, n, guard)
         try:
-            outcome = run_once(kernel, spec, n)
+            outcome = run_once(kernel, spec, n, guard=guard)
         except Exception as err:  # noqa: BLE001 - the binding refused this input
             if n in required or _incumbent_ok(incumbent, spec, n):
                 raise Wrong(f"{spec.function} at n={n}: raised {type(err).__name__}: {err}") from None
@@ -77,7 +85,7 @@ def _incumbent_ok(incumbent, spec: BenchSpec, n: int) -> bool:
     if incumbent is None:
         return False
     try:
-        outcome = run_once(incumbent, spec, n)
+        outcome = run_once(incumbent, spec, n, guard=True)
     except Exception:  # noqa: BLE001
         return False
     return outcome is not None and mismatch(outcome[0], outcome[1], spec.rtol, spec.atol) is None

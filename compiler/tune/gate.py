@@ -16,7 +16,7 @@ from ..options import Options
 from . import procs
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
-RULES = 3  # the decision rules' version: part of the cache key, since cached decisions replay
+RULES = 4  # the decision rules' version: part of the cache key, since cached decisions replay
 
 
 @dataclass
@@ -35,14 +35,14 @@ class Evaluation:
 
 
 def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list[str], options: Options,
-               quick: bool, timeout_s: float, reference: bool = False, cancel=None) -> Evaluation:
+               quick: bool, timeout_s: float, reference: bool = False, cancel=None, edges: bool = True) -> Evaluation:
     """Raises bench.timing.Cancelled when `cancel` is set while the worker runs."""
     with tempfile.TemporaryDirectory(prefix="ea-tune-") as tmp:
         req_path, result = Path(tmp) / "request.json", Path(tmp) / "result.json"
         req_path.write_text(json.dumps({
             "suite": str(suite), "candidate": str(candidate), "incumbent": str(incumbent) if incumbent else None,
             "tuned": tuned, "options": asdict(options), "quick": quick, "reference": reference,
-            "result": str(result)}))
+            "edges": edges, "result": str(result)}))
         try:
             code, _, err = procs.run([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
                                      timeout_s=timeout_s, cancel=cancel, keep_stdout=False)
@@ -50,7 +50,14 @@ def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list
             return Evaluation("timeout", f"no result within {timeout_s:g} s (a hang or an endless loop?)")
         if code < 0:
             name = signal.Signals(-code).name
-            return Evaluation("crashed", f"the variant crashed the process ({name})")
+            marker = result.with_suffix(".checking")
+            if not marker.exists():
+                return Evaluation("crashed", f"the variant crashed the process ({name})")
+            at = json.loads(marker.read_text())
+            why = ("; the arrays end at an inaccessible page there, so it reads or writes past the end of one"
+                   if at["guarded"] else "")
+            return Evaluation("crashed", f"{at['where']}: the variant crashed the process ({name}){why}",
+                              facts={"guarded_crash": at["guarded"]})
         if code != 0 or not result.exists():
             tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
             return Evaluation("error", f"the evaluation failed: {tail[0]}")

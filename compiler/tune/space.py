@@ -99,6 +99,29 @@ def build_space(analysis: Analysis, function: str, params: dict[str, list], curr
     return Space(knobs, constraints if any(k.kind == "param" for k in knobs) else [])
 
 
+def _same_site(base: Analysis, current: Analysis, site: T.Site) -> T.Site | None:
+    """`site` (found in `base`) in `current`: by its number while the transformation's sites in
+    the function are as many as in `base`; when an earlier rewrite added or removed some (an
+    interchange, an unroll), by the text of the construct's first line, so the knob never lands
+    on another loop."""
+    if base is current:
+        return site
+    before = T.find_sites(base, site.function, only=(site.transform,))
+    after = T.find_sites(current, site.function, only=(site.transform,))
+    if len(before) == len(after):
+        return next((s for s in after if s.index == site.index), None)
+    anchor = _first_line(base, site)
+    nth = [s.index for s in before if _first_line(base, s) == anchor].index(site.index)
+    same = [s for s in after if _first_line(current, s) == anchor]
+    return same[nth] if nth < len(same) else None
+
+
+def _first_line(analysis: Analysis, site: T.Site) -> bytes:
+    data = analysis.source.data
+    end = data.find(b"\n", site.start)
+    return data[site.start:end if end >= 0 else len(data)].strip()
+
+
 def render(analysis: Analysis, space: Space, point: tuple) -> str:
     """The source of `point`; raises NotApplicable when a transformation does not apply there."""
     params = {k.name: v for k, v in zip(space.knobs, point) if k.kind == "param" and v != k.values[0]}
@@ -110,7 +133,7 @@ def render(analysis: Analysis, space: Space, point: tuple) -> str:
     chosen.sort(key=lambda kv: (order.index(kv[0].site.transform), kv[0].site.function, -kv[0].site.index))
     current = analysis if not params else analyze(text, analysis.path, analysis.options)
     for knob, value in chosen:
-        site = T.locate(current, knob.name)
+        site = _same_site(analysis, current, knob.site)
         if site is None:
             raise T.NotApplicable(f"{knob.label(value)}: the site is gone after the other changes")
         rewrite = T.apply(current, site, value)

@@ -24,7 +24,12 @@ def search(space: Space, strategy: str, seed: int, try_point: Callable[[tuple], 
     rng = random.Random(seed)
     origin = space.origin
     if strategy == "exhaustive":
-        for point in space.points():
+        # Single changes before combinations (a small budget still tries every knob), and
+        # among equals the knobs inspect points at first.
+        def order(point):
+            changed = [k.name for k, a, b in zip(space.knobs, point, origin) if a != b]
+            return len(changed), not any(name in first for name in changed)
+        for point in sorted(space.points(), key=order):
             if stop():
                 return
             if point != origin and space.allowed(point):

@@ -37,18 +37,26 @@ def evaluate_request(req: dict) -> dict:
             return {"outcome": "compile-error", "reason": str(err).strip()}
         incumbent = load(req["incumbent"], **kw) if req.get("incumbent") else None
     facts = _loop_facts(req["candidate"], opts)
+    marker = Path(req["result"]).with_suffix(".checking")
+
+    def checking(function: str, n: int, guarded: bool) -> None:
+        marker.write_text(json.dumps({"where": f"{function} at n={n}", "guarded": guarded}))
+
+    def edges(function: str) -> set[int]:
+        step = facts.get(function, {}).get("step") or 8
+        return set(edge_lengths(step)) if req.get("edges", True) else set()
     try:
         for spec in tuned:
-            step = facts.get(spec.function, {}).get("step") or 8
-            verify(kernel, spec, sorted(set(spec.sizes) | set(edge_lengths(step))), set(spec.sizes), incumbent)
+            verify(kernel, spec, sorted(set(spec.sizes) | edges(spec.function)), set(spec.sizes), incumbent,
+                   checking)
         for spec in others:
-            step = facts.get(spec.function, {}).get("step") or 8
             smallest = min(spec.sizes)
-            verify(kernel, spec, sorted({smallest, *edge_lengths(step)}), {smallest}, incumbent)
+            verify(kernel, spec, sorted({smallest} | edges(spec.function)), {smallest}, incumbent, checking)
     except Wrong as err:
         return {"outcome": "wrong", "reason": str(err), "facts": facts}
     except BenchError as err:
         return {"outcome": "error", "reason": str(err)}
+    marker.unlink(missing_ok=True)
     benches = {spec.name: time_sizes(kernel, spec, spec.sizes, req["quick"], incumbent, req.get("reference", False))
                for spec in tuned}
     return {"outcome": "ok", "benches": benches, "facts": facts}

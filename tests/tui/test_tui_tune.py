@@ -167,6 +167,7 @@ async def test_a_file_opened_during_a_run_is_the_next_one_tuned(tmp_path):
         app.open_path(other)
         await compiled(pilot)
         assert pane.running and pane.functions  # the run goes on with reductions.ea
+        await until(pilot, lambda: pane.tune_log.baseline_us is not None, timeout=TUNE_TIMEOUT)
         pane.cancel()
         await until(pilot, lambda: not pane.running, timeout=TUNE_TIMEOUT)
         assert pane.result.kernel.name == "reductions.ea"

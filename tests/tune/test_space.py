@@ -58,10 +58,11 @@ def grid():
     return Space([Knob("A", "param", (0, 1, 2)), Knob("B", "param", (0, 1, 2, 3))])
 
 
-def test_exhaustive_tries_every_allowed_point_but_the_original():
+def test_exhaustive_tries_every_allowed_point_but_the_original_single_changes_first():
     tried = []
-    search(grid(), "exhaustive", 0, lambda p: tried.append(p) or False, lambda: False)
+    search(grid(), "exhaustive", 0, lambda p: tried.append(p) or False, lambda: False, first=frozenset({"B"}))
     assert len(tried) == 11 and (0, 0) not in tried and len(set(tried)) == 11
+    assert tried[:5] == [(0, 1), (0, 2), (0, 3), (1, 0), (2, 0)]  # one knob changed; B (hinted) first
 
 
 def test_random_tries_distinct_points_until_told_to_stop():

@@ -1,0 +1,46 @@
+"""Arrays that end at an inaccessible page: a variant that reads or writes
+past the end of one faults at once, instead of reading whatever lies there
+and passing verification by luck (or corrupting memory unseen). Used for the
+edge lengths, whose arrays are small."""
+from __future__ import annotations
+
+import ctypes
+import mmap
+
+import numpy as np
+
+PAGE = mmap.PAGESIZE
+_PROT_NONE = 0
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+
+
+class _Guarded:
+    """Keeps the mapping alive as long as the array that views it."""
+
+    def __init__(self, nbytes: int):
+        pages = -(-nbytes // PAGE) + 1
+        self.map = mmap.mmap(-1, pages * PAGE)
+        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
+        if _libc.mprotect(self.base + (pages - 1) * PAGE, PAGE, _PROT_NONE) != 0:
+            raise OSError(ctypes.get_errno(), "mprotect failed")
+        self.end = (pages - 1) * PAGE
+
+
+_KEEP: list[_Guarded] = []
+
+
+def guarded(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` whose last byte is the last accessible byte of its page."""
+    if not isinstance(a, np.ndarray) or a.dtype.hasobject:
+        return a
+    g = _Guarded(a.nbytes)
+    _KEEP.append(g)
+    view = np.frombuffer(g.map, np.uint8, a.nbytes, g.end - a.nbytes).view(a.dtype).reshape(a.shape)
+    view[...] = a
+    return view
+
+
+def release() -> None:
+    """Forget the guarded arrays of earlier checks (their mappings go when unreferenced)."""
+    _KEEP.clear()
