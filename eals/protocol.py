@@ -6,7 +6,8 @@
    `initialize` is special: clients send capabilities that a strict schema
    rejects (unknown enum values, partial objects); the parts that do not
    parse are dropped and the rest is kept, so the session starts.
-2. A refused request (LSP RequestFailed, e.g. a rename of an intrinsic) is a
+2. A refused request (LSP RequestFailed, e.g. a rename of an intrinsic, or
+   InvalidParams, e.g. an executeCommand with arguments that do not fit) is a
    normal answer: it is sent without a traceback on stderr or an Error-type
    log message.
 3. A cancel for a request that was already answered is normal too.
@@ -135,7 +136,7 @@ class EaProtocol(LanguageServerProtocol):
     def _send_handler_result(self, future, *, msg_id):
         if not future.cancelled():
             exc = future.exception()
-            if isinstance(exc, JsonRpcException) and exc.code == REQUEST_FAILED:
+            if isinstance(exc, JsonRpcException) and exc.code in (REQUEST_FAILED, JsonRpcInvalidParams.CODE):
                 self._request_futures.pop(msg_id, None)
                 self._send_response(msg_id, error=exc.to_response_error())
                 return

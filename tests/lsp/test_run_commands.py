@@ -1,0 +1,144 @@
+"""Code lenses and the `ea.bench` command over stdio: lenses exactly on the
+exported functions the suite beside the file benches; `ea.bench` reports
+progress, answers with the run's JSON, says it finished, and hover shows the
+result afterwards; commands with bad names or arguments are answered with an
+error and the server keeps serving."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from lsp_support import SERVER, at, open_doc
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# min_f32 has no bench: it gets no lens.
+SUITE = """\
+[[bench]]
+function = "sum_f32"
+sizes = ["4K"]
+bytes_per_element = 4
+reference = "np.sum(x)"
+rtol = 1e-4
+[bench.args]
+x = { dtype = "float32", dist = "uniform", low = 0, high = 1 }
+
+[[bench]]
+function = "max_f32"
+sizes = ["4K"]
+bytes_per_element = 4
+reference = "np.max(x)"
+[bench.args]
+x = { dtype = "float32", dist = "normal" }
+"""
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("runs")
+    path = folder / "reductions.ea"
+    shutil.copy(EXAMPLES / "reductions.ea", path)
+    (folder / "reductions.bench.toml").write_text(SUITE)
+    (folder / "lonely.ea").write_text("export func one() -> i32 {\n    return 1\n}\n")
+    return path
+
+
+@pytest_lsp.fixture(scope="module", config=SERVER)
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(
+        window=lsp.WindowClientCapabilities(work_done_progress=True))))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def opened(client, path: Path) -> tuple[str, str]:
+    text = path.read_text()
+    uri = path.as_uri()
+    open_doc(client, uri, text)
+    return uri, text
+
+
+async def lenses(client, uri: str) -> list[lsp.CodeLens]:
+    return await client.text_document_code_lens_async(lsp.CodeLensParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))
+
+
+async def execute(client, command: str, *arguments):
+    return await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command=command, arguments=list(arguments)))
+
+
+async def test_lenses_on_the_benched_functions(client, kernel):
+    uri, text = opened(client, kernel)
+    found = await lenses(client, uri)
+    got = sorted((lens.range.start.line, lens.range.start.character, lens.command.title, lens.command.command,
+                  tuple(lens.command.arguments)) for lens in found)
+    expected = []
+    for name in ("sum_f32", "max_f32"):
+        pos = at(text, f"func {name}", len("func "))
+        expected += [(pos.line, pos.character, "bench", "ea.bench", (uri, name)),
+                     (pos.line, pos.character, "tune", "ea.tune", (uri, name))]
+    assert got == sorted(expected)
+
+
+async def test_no_lenses_without_a_suite_or_a_file(client, kernel):
+    uri, _ = opened(client, kernel.parent / "lonely.ea")
+    assert list(await lenses(client, uri)) == []
+    open_doc(client, "untitled:Untitled-1", (kernel).read_text())
+    assert list(await lenses(client, "untitled:Untitled-1")) == []
+
+
+async def test_bench_reports_progress_and_hover_shows_it(client, kernel):
+    uri, text = opened(client, kernel)
+    before = set(client.progress_reports)
+    document = await execute(client, "ea.bench", uri, "max_f32")
+    assert [m["kernel"] for m in document["measurements"]] == ["max_f32[4K]"]
+
+    tokens = [t for t in client.progress_reports if t not in before]
+    assert len(tokens) == 1
+    reports = client.progress_reports[tokens[0]]
+    assert isinstance(reports[0], lsp.WorkDoneProgressBegin) and reports[0].title == "ea bench max_f32"
+    assert reports[0].cancellable
+    assert any(isinstance(r, lsp.WorkDoneProgressReport) and "max_f32 at 4K" in r.message for r in reports)
+    assert isinstance(reports[-1], lsp.WorkDoneProgressEnd) and reports[-1].message == "done"
+
+    message = client.messages[-1]
+    assert message.type == lsp.MessageType.Info
+    assert message.message.startswith("ea.bench max_f32: 4K ") and "× NumPy" in message.message
+
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func max_f32", len("func "))))
+    value = hover.contents.value
+    assert "**Bench** (quick run at" in value
+    assert "- max_f32 4K: median " in value and "× NumPy (NumPy " in value
+    other = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func sum_f32", len("func "))))
+    assert "**Bench**" not in other.contents.value  # only the function that ran
+
+
+@pytest.mark.parametrize("command, arguments, code, text", [
+    ("ea.nothing", ["x"], -32602, "Command name 'ea.nothing' is not defined"),
+    ("ea.bench", [], -32602, "ea.bench takes [uri, function]; got 0 argument(s)"),
+    ("ea.bench", [1, 2], -32602, "ea.bench takes [uri, function]; got [1, 2]"),
+    ("ea.bench", ["URI", "max_f32", {}], -32602, "ea.bench takes [uri, function]; got 3 argument(s)"),
+    ("ea.bench", ["URI", "min_f32"], -32803, "ea.bench: reductions.bench.toml has no bench of 'min_f32'"),
+    ("ea.bench", ["untitled:1", "min_f32"], -32803, "ea.bench: untitled:1 is not a file on disk"),
+    ("ea.bench", ["LONELY", "one"], -32803, "ea.bench: no bench suite beside lonely.ea (lonely.bench.toml)"),
+])
+async def test_bad_commands_are_errors(client, kernel, command, arguments, code, text):
+    uris = {"URI": kernel.as_uri(), "LONELY": (kernel.parent / "lonely.ea").as_uri()}
+    arguments = [uris.get(a, a) if isinstance(a, str) else a for a in arguments]
+    with pytest.raises(JsonRpcException) as info:
+        await execute(client, command, *arguments)
+    assert info.value.code == code
+    assert text in info.value.message
+    # still serving
+    uri, _ = opened(client, kernel)
+    assert len(await lenses(client, uri)) == 4
