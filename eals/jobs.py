@@ -54,7 +54,7 @@ class Job:
             self.cancel.set()  # the request was cancelled: the worker stops at its next check
             raise
         except Exception:
-            outcome = "failed"
+            outcome = "cancelled" if self.cancel.is_set() else "failed"  # e.g. the runner's Cancelled
             raise
         finally:
             self.ls.jobs.pop(self.key, None)

@@ -5,6 +5,7 @@ result afterwards; commands with bad names or arguments are answered with an
 error and the server keeps serving."""
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -46,6 +47,8 @@ def kernel(tmp_path_factory) -> Path:
     path = folder / "reductions.ea"
     shutil.copy(EXAMPLES / "reductions.ea", path)
     (folder / "reductions.bench.toml").write_text(SUITE)
+    shutil.copy(EXAMPLES / "reductions.ea", folder / "big.ea")  # sizes long enough to cancel in the middle
+    (folder / "big.bench.toml").write_text(SUITE.replace('sizes = ["4K"]', 'sizes = ["1M", "4M", "16M"]'))
     (folder / "lonely.ea").write_text("export func one() -> i32 {\n    return 1\n}\n")
     return path
 
@@ -121,6 +124,25 @@ async def test_bench_reports_progress_and_hover_shows_it(client, kernel):
     other = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func sum_f32", len("func "))))
     assert "**Bench**" not in other.contents.value  # only the function that ran
+
+
+async def test_cancel_through_the_progress(client, kernel):
+    uri, _ = opened(client, kernel.parent / "big.ea")
+    before = set(client.progress_reports)
+    run = asyncio.ensure_future(execute(client, "ea.bench", uri, "sum_f32"))
+    for _ in range(600):
+        tokens = [t for t in client.progress_reports if t not in before and client.progress_reports[t]]
+        if tokens:
+            break
+        await asyncio.sleep(0.05)
+    assert tokens, "no progress began"
+    client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=tokens[0]))
+    assert await asyncio.wait_for(run, 60) is None
+    assert client.messages[-1].message == "ea.bench sum_f32: cancelled"
+    last = client.progress_reports[tokens[0]][-1]
+    assert isinstance(last, lsp.WorkDoneProgressEnd) and last.message == "cancelled"
+    # a new run of the same function may start at once
+    assert (await execute(client, "ea.bench", kernel.as_uri(), "sum_f32"))["measurements"]
 
 
 @pytest.mark.parametrize("command, arguments, code, text", [
