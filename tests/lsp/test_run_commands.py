@@ -61,6 +61,14 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(scope="module", config=SERVER)
+async def plain(lsp_client: LanguageClient):
+    """A client that declared no window.workDoneProgress."""
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
 def opened(client, path: Path) -> tuple[str, str]:
     text = path.read_text()
     uri = path.as_uri()
@@ -143,6 +151,14 @@ async def test_cancel_through_the_progress(client, kernel):
     assert isinstance(last, lsp.WorkDoneProgressEnd) and last.message == "cancelled"
     # a new run of the same function may start at once
     assert (await execute(client, "ea.bench", kernel.as_uri(), "sum_f32"))["measurements"]
+
+
+async def test_no_progress_unless_declared(plain, kernel):
+    uri, _ = opened(plain, kernel)
+    document = await execute(plain, "ea.bench", uri, "sum_f32")
+    assert [m["kernel"] for m in document["measurements"]] == ["sum_f32[4K]"]
+    assert plain.progress_reports == {}
+    assert plain.messages[-1].message.startswith("ea.bench sum_f32: 4K ")
 
 
 @pytest.mark.parametrize("command, arguments, code, text", [
