@@ -13,9 +13,7 @@ so the compiler decides once and the tools ask it:
   per function and cached for editors: `inspect_function`) and its report
   model (`FunctionReport`, ...) with its one text rendering (`render_text`,
   `LOOP_HEADER`, `loop_rows`, ...), the listing's `INSTRUCTION_KINDS`;
-- `ea bench`'s API for the TUI's bench pane; `gc_paused`;
-- `ea tune`'s transformations (`find_sites`, `apply_transform`), which the
-  language server offers as code actions.
+- `ea bench`'s API for the TUI's bench pane; `gc_paused`.
 """
 from __future__ import annotations
 
@@ -38,11 +36,13 @@ from .syntax import ast
 from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT, KEYWORDS, NUMBER_KINDS,
                             PARAM_WORDS, SCALAR_TYPE_KINDS, STRING, TAIL_WORDS, TYPE_IDENTIFIERS, TYPE_KINDS,
                             VECTOR_TYPE_KINDS, Token)
-from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
-from .tune.transforms import apply as apply_transform
 from .typesys import model as types
 from .typesys.model import SCALARS, Pointer, Struct
 from .typesys.vectors import VECTORS
+from .tune import (Attempt, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, tune, tune_targets,
+                   write_result)
+from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
+from .tune.transforms import apply as apply_transform
 
 # Reserved words that are not type names (`func`, `return`, `splat`, ...).
 KEYWORD_KINDS = frozenset(KEYWORDS.values()) - TYPE_KINDS
@@ -92,8 +92,9 @@ __all__ = [
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "load_suite", "read_history", "run_suite", "size_label",
-    # ea tune: the transformations (code actions)
-    "NotApplicable", "Rewrite", "Site", "apply_transform", "find_sites",
+    # ea tune: the engine, and the transformations (code actions)
+    "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
+    "TuneResult", "apply_transform", "find_sites", "tune", "tune_targets", "write_result",
     # helpers
     "gc_paused",
 ]

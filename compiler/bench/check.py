@@ -37,3 +37,17 @@ def mismatch(got, expected, rtol: float, atol: float) -> str | None:
 
 def _fmt(x) -> str:
     return f"{float(x):.7g}"
+
+
+def first_bad_index(got, expected, rtol: float, atol: float) -> int | None:
+    """The first flat index where `got` and `expected` differ beyond tolerance, or None."""
+    got_a, exp_a = np.asarray(got), np.asarray(expected)
+    if got_a.dtype.fields is not None or exp_a.dtype.fields is not None:
+        return None
+    try:
+        exp_a = np.broadcast_to(exp_a, got_a.shape)
+    except ValueError:
+        return None
+    bad = ~np.isclose(got_a.astype(np.float64), exp_a.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+    flat = np.flatnonzero(bad.ravel())
+    return int(flat[0]) if flat.size else None

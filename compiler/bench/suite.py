@@ -49,7 +49,7 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _ARRAY_KEYS = {"dtype", "dist", "low", "high", "mean", "std", "value", "length", "shape", "seed"}
 _BENCH_KEYS = {"function", "name", "sizes", "bytes_per_element", "reference", "check", "rtol", "atol",
                "seed", "args", "prelude"}
-_SUITE_KEYS = {"kernel", "baseline", "history", "bench", "prelude"}
+_SUITE_KEYS = {"kernel", "baseline", "history", "bench", "prelude", "tune"}
 
 
 @dataclass
@@ -88,6 +88,7 @@ class Suite:
     benches: list[BenchSpec]
     baseline: Path | None = None
     history: Path | None = None
+    tune: dict = field(default_factory=dict)  # the raw [tune] table; `ea tune` validates it
 
     @property
     def name(self) -> str:
@@ -152,7 +153,10 @@ def load_suite(path) -> Suite:
     baseline = base / _string(data["baseline"], f"{where}: baseline") if "baseline" in data else None
     history = base / _string(data["history"], f"{where}: history") if "history" in data \
         else base / ".ea-bench" / f"{path.name.removesuffix('.toml')}.history.jsonl"
-    return Suite(path, kernel, benches, baseline, history)
+    tune = data.get("tune", {})
+    if not isinstance(tune, dict):
+        raise BenchError(f"{where}: [tune] must be a table")
+    return Suite(path, kernel, benches, baseline, history, tune)
 
 
 def _bench(raw: dict, where: str, prelude: str) -> BenchSpec:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -40,6 +40,7 @@ class Stats:
     p90_ns: float
     n_inner: int  # calls per sample
     n_runs: int  # samples
+    samples: list[float] = field(default_factory=list, repr=False)  # per-call ns of each sample, in round order
 
 
 class Cancelled(Exception):
@@ -89,4 +90,4 @@ def measure(fns: dict[str, Callable[[], object]], budget: Budget,
 
 def summarize(per_call_ns: list[float], n_inner: int) -> Stats:
     p10, p90 = np.percentile(per_call_ns, [10, 90])
-    return Stats(statistics.median(per_call_ns), float(p10), float(p90), n_inner, len(per_call_ns))
+    return Stats(statistics.median(per_call_ns), float(p10), float(p90), n_inner, len(per_call_ns), list(per_call_ns))

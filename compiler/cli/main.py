@@ -17,9 +17,10 @@ USAGE = """usage: ea <file.ea> [options]                compile
        ea bind <file.ea|dir>... --python|--rust|--pytorch|--cpp|--cmake   bindings from .ea.json
        ea inspect <file.ea|dir>... [options] what the machine code does, per function/loop/line
        ea bench <file.ea|suite.bench.toml|dir|manifest.toml> [options]  benchmark vs NumPy and bandwidth
+       ea tune <file.ea> [options]            search for a faster kernel, verified against its bench suite
        ea --print-target                      print the host CPU name
        ea --version | --help
-       ea <command> --help                    the options of build, check, bind, inspect or bench
+       ea <command> --help                    the options of build, check, bind, inspect, bench or tune
 
 options:
   -o <path>            output path         --lib               shared library + .ea.json
@@ -93,5 +94,8 @@ def _dispatch(args: list[str]) -> int:
     if first == "bench":
         from .bench_cmd import run_bench
         return run_bench(args[1:])
+    if first == "tune":
+        from .tune_cmd import run_tune
+        return run_tune(args[1:])
     from .compile_cmd import run_compile
     return run_compile(first, args[1:], USAGE)

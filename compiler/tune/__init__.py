@@ -18,3 +18,11 @@ Public API (the CLI, the TUI and the language server use only this):
     result.to_json()                           # baseline_us, best_us, speedup, best_file, ...
     path = write_result(result, apply=False)   # <stem>.tuned.ea, or in place (backup <stem>.ea.orig)
 """
+from __future__ import annotations
+
+from .config import TuneConfig, TuneError
+from .engine import Target, TuneEvent, tune, tune_targets
+from .result import Attempt, SizeRow, TuneResult, write_result
+
+__all__ = ["Attempt", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune",
+           "tune_targets", "write_result"]

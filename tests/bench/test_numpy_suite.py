@@ -25,7 +25,7 @@ def test_sizes_parse_and_print():
 
 
 @pytest.mark.parametrize("suite, message", [
-    ('kernal = "k.ea"\n' + SUITE, "unknown key 'kernal' (known: baseline, bench, history, kernel, prelude)"),
+    ('kernal = "k.ea"\n' + SUITE, "unknown key 'kernal' (known: baseline, bench, history, kernel, prelude, tune)"),
     ("[[bench]]\nname = 'x'\n", "[[bench]] #1: missing required key 'function'"),
     (SUITE.replace('["4K", 1000]', '["4X"]'), "[[bench]] fma: bad size '4X' (a positive count, optionally with K, M or G)"),
     (SUITE.replace('sizes = ["4K", 1000]', 'sizes = []'),

@@ -1,0 +1,317 @@
+"""The tuning loop: measure the original, search each tuned function's
+space (then ask the agent, if there is one), pass every variant through the
+gate, keep the best, and measure the best against the original at the end."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..analysis import Analysis, analyze
+from ..bench.suite import BenchError, find_suite, load_suite
+from . import transforms as T
+from .cache import Cache, digest, normalised
+from .config import TuneConfig, TuneError, read_settings
+from .gate import Evaluation, decide, run_worker
+from .params import check_params
+from .result import Attempt, SizeRow, TuneResult
+from .space import build_space, render
+from .strategy import choose, search
+
+REJECTED_FOR_GOOD = ("wrong", "compile-error", "crashed", "timeout", "error")
+
+
+@dataclass
+class Target:
+    function: str
+    bench: str
+    suite: Path
+
+
+@dataclass
+class TuneEvent:
+    kind: str  # "baseline", "attempt", "message", "done"
+    message: str = ""
+    attempt: Attempt | None = None
+    best_us: float | None = None
+    baseline_us: float | None = None
+    evaluated: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    cache_hits: int = 0
+
+
+def tune_targets(kernel) -> list[Target]:
+    """The functions of `kernel` its suite benches (none without a readable suite)."""
+    path = find_suite(kernel)
+    if path is None:
+        return []
+    try:
+        suite = load_suite(path)
+    except BenchError:
+        return []
+    return [Target(b.function, b.name, path) for b in suite.benches]
+
+
+@dataclass
+class _Best:
+    text: str
+    analysis: Analysis
+    key: str  # the cache key of its normalised source
+    path: Path  # where the worker loads it from
+
+
+def tune(cfg: TuneConfig, progress: Callable[[TuneEvent], None] | None = None,
+         cancel: threading.Event | None = None) -> TuneResult:
+    return _Run(cfg, progress, cancel or threading.Event()).go()
+
+
+class _Run:
+    def __init__(self, cfg: TuneConfig, progress, cancel: threading.Event):
+        self.cfg, self.progress, self.cancel = cfg, progress, cancel
+        self.t0 = time.monotonic()
+        suite_path = find_suite(cfg.kernel)
+        if suite_path is None:
+            raise TuneError(f"no benchmark suite for {cfg.kernel}: write {cfg.kernel.stem}.bench.toml beside it "
+                            "(see `ea bench --help`); tuning needs its reference and sizes")
+        try:
+            self.suite = load_suite(suite_path)
+        except BenchError as err:
+            raise TuneError(str(err)) from None
+        self.settings = read_settings(self.suite.tune, str(suite_path), tuple(T.MODULES))
+        self.benches = self._chosen_benches()
+        self.sizes = {b.name: max(b.sizes) for b in self.suite.benches}
+        try:
+            self.original = cfg.kernel.read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            raise TuneError(f"cannot read {cfg.kernel}: {err}") from None
+        self.analysis = analyze(self.original, str(cfg.kernel), cfg.options)
+        if not self.analysis.ok:
+            first = self.analysis.errors[0]
+            raise TuneError(f"{cfg.kernel}:{first.span.line}:{first.span.col}: the kernel does not compile: "
+                            f"{first.message}")
+        self.current_params = check_params(self.analysis, self.settings.params, str(suite_path)) \
+            if "params" in cfg.spaces else {}
+        from ..bench.envinfo import environment
+        self.cache = Cache(cfg.kernel, {"env": environment(cfg.options, False), "options": asdict(cfg.options),
+                                        "suite": suite_path.read_text(), "quick": cfg.quick})
+        self.history: list[Attempt] = []
+        self.seen: set[str] = set()
+        self.evaluated = self.cache_hits = self.accepted = 0
+        self.scores: dict[str, float] = {}
+        self.last_eval: Evaluation | None = None
+
+    def _chosen_benches(self) -> list[str]:
+        functions = self.cfg.functions
+        known = list(dict.fromkeys(b.function for b in self.suite.benches))
+        if not functions:
+            return [b.name for b in self.suite.benches]
+        unknown = [f for f in functions if f not in known]
+        if unknown:
+            raise TuneError(f"{self.suite.path}: no benchmark of {', '.join(unknown)} "
+                            f"(the suite benches {', '.join(known)})")
+        return [b.name for b in self.suite.benches if b.function in functions]
+
+    # -- the run ------------------------------------------------------------------------
+    def go(self) -> TuneResult:
+        base = self._baseline()
+        self.best = base
+        interrupted = False
+        try:
+            for fn in dict.fromkeys(self._function_of(b) for b in self.benches):
+                if self._stop():
+                    break
+                self._search_function(fn)
+            if "agent" in self.cfg.spaces and not self._stop():
+                from .agent import agent_rounds
+                agent_rounds(self)
+        except KeyboardInterrupt:
+            interrupted = True
+        interrupted = interrupted or self.cancel.is_set()
+        return self._finish(base, interrupted)
+
+    def _function_of(self, bench: str) -> str:
+        return next(b.function for b in self.suite.benches if b.name == bench)
+
+    def _stop(self) -> bool:
+        if self.cancel.is_set():
+            return True
+        if self.cfg.time_s is not None and time.monotonic() - self.t0 >= self.cfg.time_s:
+            return True
+        return self.cfg.budget is not None and self.evaluated + self.cache_hits >= self.cfg.budget
+
+    def tell(self, kind: str, message: str = "", attempt: Attempt | None = None) -> None:
+        if self.progress is None:
+            return
+        rejected = sum(1 for a in self.history if not a.accepted)
+        self.progress(TuneEvent(kind, message, attempt, self.best_us, self.baseline_us, self.evaluated,
+                                self.accepted, rejected, self.cache_hits))
+
+    @property
+    def best_us(self) -> float | None:
+        return sum(self.scores.values()) if self.scores else None
+
+    def _baseline(self) -> _Best:
+        self.baseline_us = None
+        best = self._as_best(self.original, self.analysis)
+        key = digest(best.key, "baseline", self.benches)
+        entry = None if self.cfg.fresh else self.cache.get(key)
+        if entry is None or entry["outcome"] != "ok":
+            self.tell("message", f"measuring the original {self.cfg.kernel.name}")
+            ev = self._evaluate(best.path, None, self.benches, reference=True)
+            if ev.outcome != "ok":
+                raise TuneError(f"the original kernel cannot be tuned: {ev.outcome}: {ev.reason}")
+            self.cache.put(key, {"outcome": ev.outcome, "benches": ev.benches, "facts": ev.facts})
+        else:
+            ev = Evaluation("ok", "", entry["benches"], entry.get("facts", {}))
+        self.baseline_eval = ev
+        self.last_eval = ev
+        self.scores = {b: ev.benches[b][str(self.sizes[b])]["us"] for b in self.benches}
+        self.baseline_us = self.best_us
+        self.tell("baseline", f"original: {self.baseline_us:.1f} µs at the largest size")
+        return best
+
+    def _as_best(self, text: str, analysis: Analysis) -> _Best:
+        key = self.cache.key(normalised(analysis))
+        return _Best(text, analysis, key, self.cache.variant_path(key, text))
+
+    def _evaluate(self, candidate: Path, incumbent: Path | None, benches: list[str],
+                  reference: bool = False) -> Evaluation:
+        return run_worker(self.suite.path, candidate, incumbent, benches, self.cfg.options, self.cfg.quick,
+                          self.cfg.eval_timeout_s, reference)
+
+    # -- searching ----------------------------------------------------------------------
+    def _search_function(self, fn: str) -> None:
+        benches = [b for b in self.benches if self._function_of(b) == fn]
+        spaces = self.cfg.spaces
+        transforms = self._transforms() if "transforms" in spaces else None
+        params = {k: v for k, v in self.settings.params.items()} if "params" in spaces else {}
+        space = build_space(self.best.analysis, fn, params, self.current_params, self.settings.constraints,
+                            transforms)
+        if not space.knobs:
+            self.tell("message", f"{fn}: nothing to tune (no params it uses, no transformation applies)")
+            return
+        base_analysis = self.best.analysis
+        strategy = choose(space, self.cfg.strategy, self.cfg.budget)
+        self.tell("message", f"{fn}: {strategy} search over {space.size - 1} variant(s) "
+                             f"({', '.join(k.name for k in space.knobs)})")
+
+        def try_point(point: tuple) -> bool:
+            label = space.label(point)
+            try:
+                text = render(base_analysis, space, point)
+            except T.NotApplicable as err:
+                self._record(Attempt(len(self.history) + 1, label, "not-applicable", str(err), function=fn))
+                return False
+            return self.try_text(text, label, fn, benches)
+
+        search(space, strategy, self.cfg.seed, try_point, self._stop)
+
+    def _transforms(self) -> tuple[str, ...]:
+        names = [n for n in self.settings.transforms if n in T.MODULES]
+        if self.cfg.assume_noalias and "restrict" in T.MODULES and "restrict" not in names:
+            names.append("restrict")
+        return tuple(names)
+
+    def try_text(self, text: str, label: str, fn: str, benches: list[str]) -> bool:
+        """Gate one variant against the current best; True when accepted (it becomes the best)."""
+        analysis = analyze(text, str(self.cfg.kernel), self.cfg.options)
+        index = len(self.history) + 1
+        if not analysis.ok:
+            first = analysis.errors[0]
+            self._record(Attempt(index, label, "compile-error",
+                                 f"line {first.span.line}:{first.span.col}: {first.message}", function=fn))
+            return False
+        norm = normalised(analysis)
+        key = self.cache.key(norm)
+        if key == self.best.key or key in self.seen:
+            self._record(Attempt(index, label, "duplicate", "the same program as one already tried "
+                                 "(comments and layout aside)", function=fn))
+            return False
+        self.seen.add(key)
+        pair = digest(self.best.key, benches)
+        entry = None if self.cfg.fresh else self.cache.get(key)
+        cached = entry is not None and (entry["outcome"] in REJECTED_FOR_GOOD or pair in entry["decisions"])
+        if cached:
+            self.cache_hits += 1
+            ev = Evaluation(entry["outcome"], entry.get("reason", ""), entry.get("benches", {}),
+                            entry.get("facts", {}))
+            decision = entry["decisions"].get(pair)
+        else:
+            path = self.cache.variant_path(key, text)
+            ev = self._evaluate(path, self.best.path, benches)
+            self.evaluated += 1
+            decision = None
+            if ev.outcome == "ok":
+                d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis))
+                decision = {"outcome": d.outcome, "reason": d.reason}
+            self.cache.put(key, {"outcome": ev.outcome, "reason": ev.reason, "benches": ev.benches,
+                                 "facts": ev.facts, "decisions": {pair: decision} if decision else {}})
+        if ev.outcome != "ok":
+            self._record(Attempt(index, label, ev.outcome, ev.reason, cached=cached, function=fn))
+            return False
+        times = {int(n): row["us"] for n, row in ev.benches[benches[0]].items()}
+        score = ev.score_us(benches, self.sizes)
+        attempt = Attempt(index, label, decision["outcome"], decision["reason"], times, score, cached, fn)
+        if attempt.accepted:
+            self.accepted += 1
+            self.best = _Best(text, analysis, key, self.cache.variant_path(key, text))
+            for b in benches:
+                self.scores[b] = ev.benches[b][str(self.sizes[b])]["us"]
+            self.last_eval = ev
+        self._record(attempt)
+        return attempt.accepted
+
+    def _record(self, attempt: Attempt) -> None:
+        self.history.append(attempt)
+        record = attempt.to_json()
+        record.update(kernel=str(self.cfg.kernel), time=time.time())
+        self.cache.append_history(record)
+        self.tell("attempt", f"{attempt.label}: {attempt.outcome}", attempt)
+
+    # -- the end ------------------------------------------------------------------------
+    def _finish(self, base: _Best, interrupted: bool) -> TuneResult:
+        before = {fn: f.get("bottleneck", "") for fn, f in self.baseline_eval.facts.items()}
+        result = TuneResult(self.cfg.kernel, self.original, self.best.text, self.baseline_us, self.best_us,
+                            "", self.evaluated, self.cache_hits, self.accepted, self.history,
+                            bottleneck_before=before, bottleneck_after=dict(before), interrupted=interrupted)
+        accepted = [a for a in self.history if a.accepted]
+        result.best_label = "; ".join(a.label for a in accepted)
+        final = self.baseline_eval
+        if self.best.key != base.key and not interrupted:
+            final = self._final(base)
+        for b in self.benches:
+            fn = self._function_of(b)
+            for n, row in sorted(final.benches[b].items(), key=lambda kv: int(kv[0])):
+                numpy = self.baseline_eval.benches[b].get(n, {}).get("numpy_us")
+                baseline = row.get("incumbent_us", row["us"])
+                result.rows.append(SizeRow(fn, b, int(n), baseline, row["us"], numpy))
+        if self.best.key != base.key:
+            result.bottleneck_after = {fn: f.get("bottleneck", "") for fn, f in final.facts.items()}
+            if final is not self.baseline_eval:
+                largest = [r for r in result.rows if r.size == self.sizes[r.bench]]
+                result.baseline_us = sum(r.baseline_us for r in largest)
+                result.best_us = sum(r.best_us for r in largest)
+        result.elapsed_s = time.monotonic() - self.t0
+        self.tell("done", f"best {result.best_us:.1f} µs, {result.speedup:.2f}× the original")
+        return result
+
+    def _final(self, base: _Best) -> Evaluation:
+        """The best against the original, measured together at every size."""
+        key = digest(self.best.key, "final", base.key, self.benches)
+        entry = None if self.cfg.fresh else self.cache.get(key)
+        if entry is not None and entry["outcome"] == "ok":
+            return Evaluation("ok", "", entry["benches"], entry.get("facts", {}))
+        self.tell("message", "measuring the best against the original at every size")
+        ev = self._evaluate(self.best.path, base.path, self.benches)
+        if ev.outcome != "ok":
+            return self.last_eval or self.baseline_eval
+        self.cache.put(key, {"outcome": "ok", "benches": ev.benches, "facts": ev.facts})
+        return ev
+
+
+def _lines(analysis: Analysis) -> int:
+    """Lines with code (comments and blank lines do not count)."""
+    return len({t.line for t in analysis.tokens if t.kind not in ("Comment", "Eof")})

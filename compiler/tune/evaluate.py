@@ -1,0 +1,131 @@
+"""One variant, measured: verify it against the suite's reference at every
+size and at edge lengths, then time it against the current best in
+alternating turns (the same measurement as `ea bench`). Runs inside the
+worker process (`worker.py`), so a variant that crashes takes only the
+worker down."""
+from __future__ import annotations
+
+import ctypes
+import statistics
+
+import numpy as np
+
+from ..bench.check import first_bad_index, mismatch
+from ..bench.inputs import bench_namespace, copy_args, make_args
+from ..bench.suite import BenchError, BenchSpec, size_label
+from ..bench.timing import Budget, measure
+
+# The median of paired ratios, and its 95 % interval (the notched box plot's 1.58 IQR / sqrt(n)).
+_NOTCH = 1.58
+
+
+class Wrong(Exception):
+    """The variant's result differs from the reference; str(err) says where."""
+
+
+def edge_lengths(step: int) -> list[int]:
+    """0, 1, step-1, step, step+1 and non-multiples of the step."""
+    s = max(int(step), 1)
+    return sorted({0, 1, max(s - 1, 0), s, s + 1, 2 * s + 3, 5 * s - 1})
+
+
+def structs_of(kernel) -> dict:
+    return {name: np.dtype(value) for name, value in vars(kernel).items()
+            if isinstance(value, type) and issubclass(value, ctypes.Structure)}
+
+
+def run_once(kernel, spec: BenchSpec, n: int):
+    """(args after the call, result to check, expected) — or None when the reference is undefined at n."""
+    env = bench_namespace(spec, n)
+    try:
+        args = make_args(spec, n, structs_of(kernel), env)
+        before = copy_args(args)
+        env.update(before)
+        expected = eval(compile(spec.reference, spec.name, "eval"), env)  # noqa: S307 - trusted suite
+    except Exception:  # noqa: BLE001 - the reference (or the inputs) are not defined at this n
+        return None
+    returned = getattr(kernel, spec.function)(**args)
+    got = returned if spec.check == "return" else args[spec.check]
+    return got, expected
+
+
+def verify(kernel, spec: BenchSpec, lengths: list[int], required: set[int], incumbent=None) -> None:
+    """Raise Wrong at the first length where the variant differs from the reference. At
+    lengths outside `required` (the edges), a length where the reference is undefined, or
+    where the incumbent itself is wrong or refuses the input, is not held against the variant."""
+    for n in lengths:
+        try:
+            outcome = run_once(kernel, spec, n)
+        except Exception as err:  # noqa: BLE001 - the binding refused this input
+            if n in required or _incumbent_ok(incumbent, spec, n):
+                raise Wrong(f"{spec.function} at n={n}: raised {type(err).__name__}: {err}") from None
+            continue
+        if outcome is None:
+            continue
+        got, expected = outcome
+        why = mismatch(got, expected, spec.rtol, spec.atol)
+        if why is None:
+            continue
+        if n not in required and not _incumbent_ok(incumbent, spec, n):
+            continue
+        first = first_bad_index(got, expected, spec.rtol, spec.atol)
+        where = f"; first mismatch at index {first}" if first is not None else ""
+        raise Wrong(f"{spec.function} at n={n}: {why}{where}")
+
+
+def _incumbent_ok(incumbent, spec: BenchSpec, n: int) -> bool:
+    if incumbent is None:
+        return False
+    try:
+        outcome = run_once(incumbent, spec, n)
+    except Exception:  # noqa: BLE001
+        return False
+    return outcome is not None and mismatch(outcome[0], outcome[1], spec.rtol, spec.atol) is None
+
+
+def budgets(quick: bool) -> tuple[Budget, Budget]:
+    """(for the sizes reported, for the largest size, which decides)."""
+    if quick:
+        return Budget.quick(), Budget(seconds=0.1, min_samples=9, max_samples=40, sample_ns=5e5, warmup_ns=3e6)
+    return (Budget(seconds=0.1, min_samples=7, max_samples=40, sample_ns=1e6, warmup_ns=1e7),
+            Budget(seconds=0.35, min_samples=15, max_samples=120, sample_ns=2e6, warmup_ns=2e7))
+
+
+def time_sizes(kernel, spec: BenchSpec, sizes: list[int], quick: bool, incumbent=None,
+               reference: bool = False) -> dict[str, dict]:
+    """Per size: the variant's median µs and, when given, the incumbent's and the paired ratio
+    (incumbent / variant: above 1 the variant is faster) with its 95 % interval."""
+    small, large = budgets(quick)
+    out = {}
+    largest = max(sizes)
+    for n in sizes:
+        env = bench_namespace(spec, n)
+        args = make_args(spec, n, structs_of(kernel), env)
+        fns = {"variant": _caller(kernel, spec, copy_args(args))}
+        if incumbent is not None:
+            fns["incumbent"] = _caller(incumbent, spec, copy_args(args))
+        if reference:
+            env.update(copy_args(args))
+            code = compile(spec.reference, spec.name, "eval")
+            fns["reference"] = lambda code=code, env=env: eval(code, env)  # noqa: S307
+        stats = measure(fns, large if n == largest else small)
+        row = {"us": stats["variant"].median_ns / 1e3, "size": size_label(n)}
+        if incumbent is not None:
+            ratios = sorted(i / v for v, i in zip(stats["variant"].samples, stats["incumbent"].samples))
+            q1, q3 = np.percentile(ratios, [25, 75])
+            half = _NOTCH * float(q3 - q1) / len(ratios) ** 0.5
+            mid = statistics.median(ratios)
+            row.update(incumbent_us=stats["incumbent"].median_ns / 1e3, ratio=mid, ratio_lo=mid - half,
+                       ratio_hi=mid + half)
+        if reference:
+            row["numpy_us"] = stats["reference"].median_ns / 1e3
+        out[str(n)] = row
+    return out
+
+
+def _caller(kernel, spec: BenchSpec, args: dict):
+    fn = getattr(kernel, spec.function)
+    return lambda: fn(**args)
+
+
+__all__ = ["BenchError", "Wrong", "edge_lengths", "run_once", "time_sizes", "verify"]

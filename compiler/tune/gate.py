@@ -1,0 +1,93 @@
+"""The gate every variant passes: run the worker (compile, verify, time)
+with a time limit, then decide on the largest size. A variant that is wrong
+anywhere is rejected before it is timed; one that is faster only within the
+measured noise is not accepted."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..options import Options
+
+MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
+
+
+@dataclass
+class Evaluation:
+    outcome: str  # "ok", "wrong", "compile-error", "crashed", "timeout", "error"
+    reason: str = ""
+    benches: dict = field(default_factory=dict)  # bench -> str(size) -> row (evaluate.time_sizes)
+    facts: dict = field(default_factory=dict)  # function -> {"step", "bottleneck"}
+
+    def score_us(self, benches: list[str], sizes: dict[str, int]) -> float | None:
+        """The variant's median µs at each tuned bench's largest size, summed."""
+        try:
+            return sum(self.benches[b][str(sizes[b])]["us"] for b in benches)
+        except KeyError:
+            return None
+
+
+def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list[str], options: Options,
+               quick: bool, timeout_s: float, reference: bool = False) -> Evaluation:
+    with tempfile.TemporaryDirectory(prefix="ea-tune-") as tmp:
+        req_path, result = Path(tmp) / "request.json", Path(tmp) / "result.json"
+        req_path.write_text(json.dumps({
+            "suite": str(suite), "candidate": str(candidate), "incumbent": str(incumbent) if incumbent else None,
+            "tuned": tuned, "options": asdict(options), "quick": quick, "reference": reference,
+            "result": str(result)}))
+        proc = subprocess.Popen([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            return Evaluation("timeout", f"no result within {timeout_s:g} s (a hang or an endless loop?)")
+        except BaseException:  # Ctrl-C: the worker is in its own session and would run on
+            _kill(proc)
+            raise
+        if proc.returncode < 0:
+            name = signal.Signals(-proc.returncode).name
+            return Evaluation("crashed", f"the variant crashed the process ({name})")
+        if proc.returncode != 0 or not result.exists():
+            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            return Evaluation("error", f"the evaluation failed: {tail[0]}")
+        data = json.loads(result.read_text())
+    return Evaluation(data["outcome"], data.get("reason", ""), data.get("benches", {}), data.get("facts", {}))
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+@dataclass
+class Decision:
+    outcome: str  # "accepted", "slower", "noise"
+    reason: str
+
+
+def decide(ev: Evaluation, benches: list[str], sizes: dict[str, int], lines_before: int,
+           lines_after: int) -> Decision:
+    """Accept a gain of at least MIN_GAIN beyond the 95 % interval at the largest size of every
+    tuned bench, or equal speed with fewer lines."""
+    rows = [ev.benches[b][str(sizes[b])] for b in benches]
+    lo = min(r["ratio_lo"] for r in rows)
+    hi = max(r["ratio_hi"] for r in rows)
+    mid = sum(r["incumbent_us"] for r in rows) / sum(r["us"] for r in rows)
+    text = f"{mid:.3f}× the current best (95 % interval {lo:.3f}–{hi:.3f})"
+    if lo >= 1 + MIN_GAIN:
+        return Decision("accepted", f"faster: {text}")
+    if hi < 1.0:
+        return Decision("slower", f"slower: {text}")
+    if lo <= 1.0 <= hi and lines_after < lines_before:
+        return Decision("accepted", f"equal speed with {lines_before - lines_after} fewer lines: {text}")
+    return Decision("noise", f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}")

@@ -1,0 +1,77 @@
+"""Agent proposals: run any command (an LLM CLI, a script) with a prompt on
+stdin and read a complete kernel back from its stdout. The command is never
+trusted: what it returns goes through the same gate as every other variant."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n(.*?)```", re.DOTALL)
+STDOUT_LIMIT = 1 << 20
+
+
+@dataclass
+class Proposal:
+    text: str | None  # the kernel, or None when the command failed
+    problem: str = ""  # why there is no kernel: "timeout", "error"
+    reason: str = ""
+
+
+def prompt(kernel_name: str, source: str, inspect_text: str, results: list[str], attempts: list[str]) -> str:
+    lines = [
+        f"You are improving the speed of an Eä SIMD kernel ({kernel_name}). Reply with the complete",
+        "modified kernel source only (optionally in one ```ea fenced block). Keep every exported",
+        "function's name and signature; results must stay equal to the reference. Proposals are",
+        "compiled, verified at every size and at edge lengths, and timed at the largest size.",
+        "",
+        "## Current best kernel",
+        "```ea", source.rstrip(), "```",
+        "",
+        "## ea inspect (bottleneck class per loop, hints)",
+        inspect_text.rstrip() or "(not available)",
+        "",
+        "## Benchmark of the current best, per size",
+        *(results or ["(not measured)"]),
+        "",
+        "## Last attempts and their outcome",
+        *(attempts or ["(none yet)"]),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run_proposer(command: str, text: str, timeout_s: float, cwd) -> Proposal:
+    try:
+        proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as err:
+        return Proposal(None, "error", f"cannot run the proposer: {err.strerror or err}")
+    try:
+        out, err = proc.communicate(text.encode(), timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return Proposal(None, "timeout", f"the proposer gave no answer within {timeout_s:g} s")
+    except BaseException:
+        _kill(proc)
+        raise
+    if proc.returncode != 0:
+        tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        return Proposal(None, "error", f"the proposer exited with status {proc.returncode}: {tail[0]}")
+    return Proposal(extract(out[:STDOUT_LIMIT].decode("utf-8", "replace")))
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def extract(stdout: str) -> str:
+    """The kernel in a reply: the first fenced block, else the whole reply."""
+    m = _FENCE.search(stdout)
+    return (m.group(1) if m else stdout).strip("\n") + "\n"

@@ -1,0 +1,119 @@
+"""The search space: one knob per tuned const (its listed values) and per
+transformation site (not applied, or one of its choices). A point gives
+every knob a value; rendering a point is setting the consts, then applying
+the chosen transformations in the registry's order to the source."""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+from ..analysis import Analysis, analyze
+from ..syntax import ast as A
+from . import transforms as T
+from .config import TuneError
+from .params import set_params
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str  # a const's name, or a site's ident ("unroll:max_f32:0")
+    kind: str  # "param" or "transform"
+    values: tuple  # values[0] is the original: the const's value, or None (not applied)
+    site: T.Site | None = None
+
+    def label(self, value) -> str:
+        if self.kind == "param":
+            return f"{self.name}={value}"
+        s = self.site
+        suffix = "" if value is True else f" {_choice_text(s.transform, value)}"
+        return f"{s.transform} {s.function}#{s.index}{suffix}"
+
+
+def _choice_text(transform: str, value) -> str:
+    if transform == "unroll":
+        return f"×{value}"
+    if transform == "prefetch":
+        return f"{value} B"
+    if transform == "widen":
+        return f"to {value}-bit"
+    return str(value)
+
+
+@dataclass
+class Space:
+    knobs: list[Knob]
+    constraints: list[str] = field(default_factory=list)
+
+    @property
+    def origin(self) -> tuple:
+        return tuple(k.values[0] for k in self.knobs)
+
+    @property
+    def size(self) -> int:
+        return math.prod(len(k.values) for k in self.knobs)
+
+    def points(self):
+        return itertools.product(*(k.values for k in self.knobs))
+
+    def neighbours(self, point: tuple):
+        """Points differing from `point` in one knob."""
+        for i, knob in enumerate(self.knobs):
+            for value in knob.values:
+                if value != point[i]:
+                    yield point[:i] + (value,) + point[i + 1:]
+
+    def allowed(self, point: tuple) -> bool:
+        params = {k.name: v for k, v in zip(self.knobs, point) if k.kind == "param"}
+        for c in self.constraints:
+            try:
+                if not eval(c, {"__builtins__": {"min": min, "max": max, "abs": abs}}, dict(params)):  # noqa: S307
+                    return False
+            except Exception as err:  # noqa: BLE001 - the suite's expression
+                raise TuneError(f"[tune] constraint {c!r} failed: {type(err).__name__}: {err}") from None
+        return True
+
+    def label(self, point: tuple) -> str:
+        parts = [k.label(v) for k, v in zip(self.knobs, point) if v != k.values[0]]
+        return ", ".join(parts) or "original"
+
+
+def uses_name(analysis: Analysis, function: str, name: str) -> bool:
+    for item in analysis.ast.items:
+        if isinstance(item, (A.Func, A.Kernel)) and item.name == function:
+            return any(isinstance(n, A.Name) and n.name == name for n in A.walk(item.body.stmts))
+    return False
+
+
+def build_space(analysis: Analysis, function: str, params: dict[str, list], current: dict[str, object],
+                constraints: list[str], transforms: tuple[str, ...] | None) -> Space:
+    """Knobs for tuning `function`: the params it uses, and the transformation sites in it."""
+    knobs = []
+    for name, values in params.items():
+        if uses_name(analysis, function, name):
+            ordered = (current[name],) + tuple(v for v in values if v != current[name])
+            knobs.append(Knob(name, "param", ordered))
+    if transforms:
+        for site in T.find_sites(analysis, function, only=transforms):
+            knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site))
+    return Space(knobs, constraints if any(k.kind == "param" for k in knobs) else [])
+
+
+def render(analysis: Analysis, space: Space, point: tuple) -> str:
+    """The source of `point`; raises NotApplicable when a transformation does not apply there."""
+    params = {k.name: v for k, v in zip(space.knobs, point) if k.kind == "param" and v != k.values[0]}
+    text = set_params(analysis, params) if params else analysis.source.data.decode()
+    chosen = [(k, v) for k, v in zip(space.knobs, point) if k.kind == "transform" and v is not None]
+    order = list(T.MODULES)
+    # Sites of one transformation in one function are applied last-first: rewriting a loop
+    # adds loops, which would renumber the sites after it.
+    chosen.sort(key=lambda kv: (order.index(kv[0].site.transform), kv[0].site.function, -kv[0].site.index))
+    current = analysis if not params else analyze(text, analysis.path, analysis.options)
+    for knob, value in chosen:
+        site = T.locate(current, knob.name)
+        if site is None:
+            raise T.NotApplicable(f"{knob.label(value)}: the site is gone after the other changes")
+        rewrite = T.apply(current, site, value)
+        current = analyze(rewrite.text, analysis.path, analysis.options)
+        text = rewrite.text
+    return text

@@ -1,0 +1,73 @@
+"""The evaluation worker: `python -m ea_compiler.tune.worker REQUEST.json`.
+
+Loads one variant (and the current best), verifies and times it
+(`evaluate.py`), and writes the outcome as JSON to the request's `result`
+path. It runs in its own process so that a variant that crashes or hangs
+costs one evaluation, not the tuning run."""
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    request = json.loads(Path(argv[0]).read_text())
+    out = evaluate_request(request)
+    Path(request["result"]).write_text(json.dumps(out))
+    return 0
+
+
+def evaluate_request(req: dict) -> dict:
+    from ..bench.suite import BenchError, load_suite
+    from ..loader import CompileError, load
+    from ..options import Options
+    from .evaluate import Wrong, edge_lengths, time_sizes, verify
+    opts = Options(**req["options"])
+    suite = load_suite(req["suite"])
+    tuned = [b for b in suite.benches if b.name in req["tuned"]]
+    others = [b for b in suite.benches if b.name not in req["tuned"]]
+    kw = dict(target=opts.target_cpu, opt_level=opts.opt_level, avx512=opts.avx512)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            kernel = load(req["candidate"], **kw)
+        except CompileError as err:
+            return {"outcome": "compile-error", "reason": str(err).strip()}
+        incumbent = load(req["incumbent"], **kw) if req.get("incumbent") else None
+    facts = _loop_facts(req["candidate"], opts)
+    try:
+        for spec in tuned:
+            step = facts.get(spec.function, {}).get("step") or 8
+            verify(kernel, spec, sorted(set(spec.sizes) | set(edge_lengths(step))), set(spec.sizes), incumbent)
+        for spec in others:
+            step = facts.get(spec.function, {}).get("step") or 8
+            smallest = min(spec.sizes)
+            verify(kernel, spec, sorted({smallest, *edge_lengths(step)}), {smallest}, incumbent)
+    except Wrong as err:
+        return {"outcome": "wrong", "reason": str(err), "facts": facts}
+    except BenchError as err:
+        return {"outcome": "error", "reason": str(err)}
+    benches = {spec.name: time_sizes(kernel, spec, spec.sizes, req["quick"], incumbent, req.get("reference", False))
+               for spec in tuned}
+    return {"outcome": "ok", "benches": benches, "facts": facts}
+
+
+def _loop_facts(path: str, opts) -> dict:
+    """Per function: the main loop's elements per iteration and inspect's bottleneck class."""
+    from ..inspect import InspectError, inspect
+    try:
+        report = inspect(Path(path).read_bytes(), path, opts)
+    except (InspectError, OSError):
+        return {}
+    out = {}
+    for fn in report.functions:
+        loops = [lp for lp in fn.loops if lp.role == "main"] or fn.loops
+        if loops:
+            out[fn.name] = {"step": loops[0].elements_per_iteration, "bottleneck": loops[0].bottleneck}
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
