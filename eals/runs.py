@@ -3,10 +3,9 @@ behind for hover.
 
 - `file_path(uri)`: the file a `file:` URI names (None for any other scheme:
   an unsaved buffer has no suite beside it).
-- `bench_targets(path)`: the exported functions of the kernel at `path` that
-  the suite beside it (`<stem>.bench.toml`) benches, each with its bench
-  names; {} without a suite, with a broken one, or when the suite measures
-  another kernel.
+- `bench_targets(path)`: the functions of the kernel at `path` that the
+  suite beside it (`<stem>.bench.toml`) benches, each with its bench names
+  (`tune_targets`); {} without a suite or with a broken one.
 - `RunResults`: the last bench and tune of each (uri, function), as markdown
   hover shows under the function's signature.
 """
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from pygls.uris import to_fs_path
 
-from ea_compiler.tooling import BenchError, find_suite, fmt_time, load_suite, size_label
+from ea_compiler.tooling import fmt_time, size_label, tune_targets
 
 
 def file_path(uri: str) -> Path | None:
@@ -30,18 +29,9 @@ def file_path(uri: str) -> Path | None:
 
 def bench_targets(path: Path) -> dict[str, list[str]]:
     """function -> the names of its benches in the suite beside `path`."""
-    suite_path = find_suite(path) if path.suffix == ".ea" else None
-    if suite_path is None:
-        return {}
-    try:
-        suite = load_suite(suite_path)
-    except BenchError:
-        return {}  # the lens stays away; `ea.bench` reports the suite's problem
-    if suite.kernel.resolve() != path.resolve():
-        return {}
     out: dict[str, list[str]] = {}
-    for spec in suite.benches:
-        out.setdefault(spec.function, []).append(spec.name)
+    for target in tune_targets(path):
+        out.setdefault(target.function, []).append(target.bench)
     return out
 
 

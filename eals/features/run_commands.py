@@ -24,9 +24,10 @@ from ea_compiler.tooling import BenchError, Cancelled, find_suite, load_suite, r
 from .. import jobs
 from ..runs import bench_markdown, bench_summary, file_path, unsaved_note
 from ..support import guarded, request_failed
+from ..tuning import OPTIONS as TUNE_OPTIONS
+from ..tuning import TUNE, run_tune
 
 BENCH = "ea.bench"
-TUNE = "ea.tune"
 
 
 def invalid(message: str) -> JsonRpcInvalidParams:
@@ -106,3 +107,14 @@ def register(server) -> None:
     async def _bench(ls, args):
         uri, function, _ = arguments(BENCH, args)
         return await bench(ls, uri, function)
+
+    @server.command(TUNE)
+    async def tune_command(ls, *args):
+        return await _tune(ls, args)
+
+    @guarded(TUNE)
+    async def _tune(ls, args):
+        uri, function, extra = arguments(TUNE, args, TUNE_OPTIONS)
+        loop = asyncio.get_running_loop()
+        path, _, _ = await loop.run_in_executor(ls.analysis_pool, suite_for, TUNE, uri, function)
+        return await run_tune(ls, uri, path, function, extra, doc_text(ls, uri))

@@ -49,6 +49,9 @@ def kernel(tmp_path_factory) -> Path:
     (folder / "reductions.bench.toml").write_text(SUITE)
     shutil.copy(EXAMPLES / "reductions.ea", folder / "big.ea")  # sizes long enough to cancel in the middle
     (folder / "big.bench.toml").write_text(SUITE.replace('sizes = ["4K"]', 'sizes = ["1M", "4M", "16M"]'))
+    # LANES = 16 reads past each f32x8 load's lanes: a wrong variant, never a better one
+    shutil.copy(EXAMPLES / "reductions.ea", folder / "tuned.ea")
+    (folder / "tuned.bench.toml").write_text(SUITE + "\n[tune.params]\nLANES = [8, 16]\n")
     (folder / "lonely.ea").write_text("export func one() -> i32 {\n    return 1\n}\n")
     return path
 
@@ -154,11 +157,38 @@ async def test_cancel_through_the_progress(client, kernel):
 
 
 async def test_no_progress_unless_declared(plain, kernel):
-    uri, _ = opened(plain, kernel)
+    uri = kernel.as_uri()
+    open_doc(plain, uri, kernel.read_text() + "// not saved yet\n")
     document = await execute(plain, "ea.bench", uri, "sum_f32")
     assert [m["kernel"] for m in document["measurements"]] == ["sum_f32[4K]"]
     assert plain.progress_reports == {}
-    assert plain.messages[-1].message.startswith("ea.bench sum_f32: 4K ")
+    message = plain.messages[-1].message
+    assert message.startswith("ea.bench sum_f32: 4K ")
+    assert message.endswith(" (the saved file ran; unsaved changes were not included)")
+
+
+async def test_tune_reports_each_attempt_and_never_touches_the_file(client, kernel):
+    path = kernel.parent / "tuned.ea"
+    uri, text = opened(client, path)
+    before = set(client.progress_reports)
+    result = await execute(client, "ea.tune", uri, "sum_f32", {"quick": True, "budget": 2})
+    assert result["evaluated"] == 1 and result["accepted"] == 0 and result["best_file"] is None
+    assert [(a["label"], a["outcome"]) for a in result["history"]] == [("LANES=16", "wrong")]
+    assert path.read_text() == text and not (kernel.parent / "tuned.tuned.ea").exists()
+
+    tokens = [t for t in client.progress_reports if t not in before]
+    reports = client.progress_reports[tokens[0]]
+    assert reports[0].title == "ea tune sum_f32"
+    assert any(isinstance(r, lsp.WorkDoneProgressReport) and r.message.startswith("LANES=16: wrong · best ")
+               for r in reports)
+    assert reports[-1].message == "done"
+    assert client.messages[-1].message == "ea.tune sum_f32: no faster variant in 1 evaluated"
+
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func sum_f32", len("func "))))
+    value = hover.contents.value
+    assert "**Tune** (finished at" in value and "(1.00×)" in value
+    assert "- no faster variant found: nothing written" in value and "- accepted 0 of 1 evaluated" in value
 
 
 @pytest.mark.parametrize("command, arguments, code, text", [
@@ -166,6 +196,10 @@ async def test_no_progress_unless_declared(plain, kernel):
     ("ea.bench", [], -32602, "ea.bench takes [uri, function]; got 0 argument(s)"),
     ("ea.bench", [1, 2], -32602, "ea.bench takes [uri, function]; got [1, 2]"),
     ("ea.bench", ["URI", "max_f32", {}], -32602, "ea.bench takes [uri, function]; got 3 argument(s)"),
+    ("ea.tune", ["URI", "max_f32", {"budget": "2"}], -32602, "ea.tune: 'budget' must be a whole number"),
+    ("ea.tune", ["URI", "max_f32", {"fast": True}], -32602, "ea.tune: unknown option(s) fast (known: quick,"),
+    ("ea.tune", ["URI", "max_f32", {"budget": 0}], -32803, "ea.tune: the budget must be at least 1 variant"),
+    ("ea.tune", ["URI", "min_f32"], -32803, "ea.tune: reductions.bench.toml has no bench of 'min_f32'"),
     ("ea.bench", ["URI", "min_f32"], -32803, "ea.bench: reductions.bench.toml has no bench of 'min_f32'"),
     ("ea.bench", ["untitled:1", "min_f32"], -32803, "ea.bench: untitled:1 is not a file on disk"),
     ("ea.bench", ["LONELY", "one"], -32803, "ea.bench: no bench suite beside lonely.ea (lonely.bench.toml)"),
