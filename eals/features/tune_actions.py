@@ -5,9 +5,9 @@ A transformation's site names the hint code it answers (`Site.hint`:
 `one-accumulator`, `small-step`, `narrow-vectors`, `mul-add`); it is offered
 when the function's report (the same per-function report hover and inlay
 hints show, eals/machine.py) has that hint, and the request range meets the
-site's construct or the hint's line. Prefetch answers no hint code of its
-own: it is offered when the function's main loop is memory-bound and issues
-no prefetch. Each choice of a site (unroll ×4 first, then ×2, ×8) is one
+site's construct or the hint's line. Prefetch answers no hint code but a
+bottleneck class (its sites say `memory-bound`): it is offered when the
+function's main loop is memory-bound and issues no prefetch. Each choice of a site (unroll ×4 first, then ×2, ×8) is one
 action, titled by the transformation ("Unroll ×4 with 4 accumulators"),
 whose edit is the rewrite's edits: byte ranges of the analysed text
 converted to LSP ranges in the negotiated encoding. Only rewrites that check
@@ -27,6 +27,7 @@ from .inlay import visible_functions
 REWRITE = lsp.CodeActionKind.RefactorRewrite
 FIRST_CHOICE = 4  # unroll ×4, widen to ... : the middle of the usual (2, 4, 8) first
 MAX_CHOICES = 3  # actions per site
+MEMORY_BOUND = "memory-bound"  # what prefetch answers: the main loop's bottleneck class
 
 
 def _lines(source, site) -> tuple[int, int]:
@@ -47,16 +48,16 @@ def anchor_lines(source, site, fr) -> set[int] | None:
     """The lines where `site` is offered, or None when the report asks nothing of it."""
     first, last = _lines(source, site)
     construct = set(range(first, last + 1))
-    if site.hint is not None:
-        hinted = [h.line for h in fr.hints if h.code == site.hint]
-        if not hinted:
-            return None
-        inside = [ln for ln in hinted if ln in construct]
-        return construct | set(inside or [ln for ln in hinted if ln])
-    if site.transform == "prefetch":
+    if site.transform == "prefetch" or site.hint == MEMORY_BOUND:  # a loop's class, not a hint code
         line = _prefetch_wanted(fr)
         return None if line is None else construct | {line}
-    return None
+    if site.hint is None:
+        return None
+    hinted = [h.line for h in fr.hints if h.code == site.hint]
+    if not hinted:
+        return None
+    inside = [ln for ln in hinted if ln in construct]
+    return construct | set(inside or [ln for ln in hinted if ln])
 
 
 def ordered_choices(choices: tuple) -> list:

@@ -49,8 +49,11 @@ def test_prefetch_only_for_a_memory_bound_main_loop():
     site = loop_site(analysis, "sum_f32", "prefetch", None)
     loop = line_of("while", "func sum_f32")
     assert anchor_lines(analysis.source, site, summed) == set(range(loop, loop + 5))
+    site = loop_site(analysis, "sum_f32", "prefetch", "memory-bound")  # what the prefetch sites say
+    assert anchor_lines(analysis.source, site, summed) == set(range(loop, loop + 5))
     latency = inspect_function(analysis, "max_f32")  # latency-bound: prefetching does not help
     assert anchor_lines(analysis.source, loop_site(analysis, "max_f32", "prefetch", None), latency) is None
+    assert anchor_lines(analysis.source, loop_site(analysis, "max_f32", "prefetch", "memory-bound"), latency) is None
 
 
 def test_choices_four_first():
