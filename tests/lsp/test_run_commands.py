@@ -147,6 +147,9 @@ async def test_cancel_through_the_progress(client, kernel):
             break
         await asyncio.sleep(0.05)
     assert tokens, "no progress began"
+    with pytest.raises(JsonRpcException) as info:  # one run of a function at a time
+        await execute(client, "ea.bench", uri, "sum_f32")
+    assert (info.value.code, info.value.message) == (-32803, "ea.bench sum_f32 is already running")
     client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=tokens[0]))
     assert await asyncio.wait_for(run, 60) is None
     assert client.messages[-1].message == "ea.bench sum_f32: cancelled"
