@@ -59,9 +59,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/call_bench.py
 	$(BIN)/python bench/lsp_bench.py
 	$(BIN)/python bench/lsp_soak.py
+	$(BIN)/python bench/tune_bench.py
 
 # Also the artefacts the tools leave inside this checkout (see the README's "Cleaning up").
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .cache .ea-bench examples/.ea-bench
 	find . -name __eacache__ -type d -prune -exec rm -rf {} +
+	find . -name __eatune__ -type d -prune -exec rm -rf {} +
 	rm -f examples/*.ea.json

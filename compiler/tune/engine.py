@@ -14,7 +14,7 @@ from ..bench.suite import BenchError, find_suite, load_suite
 from . import transforms as T
 from .cache import Cache, digest, normalised
 from .config import TuneConfig, TuneError, read_settings
-from .gate import Evaluation, decide, run_worker
+from .gate import RULES, Evaluation, decide, run_worker
 from .params import check_params
 from .result import Attempt, SizeRow, TuneResult
 from .space import build_space, render
@@ -96,7 +96,7 @@ class _Run:
             if "params" in cfg.spaces else {}
         from ..bench.envinfo import environment
         self.cache = Cache(cfg.kernel, {"env": environment(cfg.options, False), "options": asdict(cfg.options),
-                                        "suite": suite_path.read_text(), "quick": cfg.quick})
+                                        "suite": suite_path.read_text(), "quick": cfg.quick, "rules": RULES})
         self.history: list[Attempt] = []
         self.seen: set[str] = set()
         self.evaluated = self.cache_hits = self.accepted = 0
@@ -207,7 +207,11 @@ class _Run:
                 return False
             return self.try_text(text, label, fn, benches)
 
-        search(space, strategy, self.cfg.seed, try_point, self._stop)
+        hints = set(self.last_eval.facts.get(fn, {}).get("hints", []))
+        if self.last_eval.facts.get(fn, {}).get("bottleneck") == "memory-bound":
+            hints.add("memory-bound")
+        first = frozenset(k.name for k in space.knobs if k.site is not None and k.site.hint in hints)
+        search(space, strategy, self.cfg.seed, try_point, self._stop, first)
 
     def _transforms(self) -> tuple[str, ...]:
         names = [n for n in self.settings.transforms if n in T.MODULES]
@@ -223,6 +227,11 @@ class _Run:
             first = analysis.errors[0]
             self._record(Attempt(index, label, "compile-error",
                                  f"line {first.span.line}:{first.span.col}: {first.message}", function=fn))
+            return False
+        missing = sorted(_exports(self.analysis) - _exports(analysis))
+        if missing:
+            self._record(Attempt(index, label, "wrong", f"the variant has no exported {', '.join(missing)}",
+                                 function=fn))
             return False
         norm = normalised(analysis)
         key = self.cache.key(norm)
@@ -277,8 +286,9 @@ class _Run:
         result = TuneResult(self.cfg.kernel, self.original, self.best.text, self.baseline_us, self.best_us,
                             "", self.evaluated, self.cache_hits, self.accepted, self.history,
                             bottleneck_before=before, bottleneck_after=dict(before), interrupted=interrupted)
-        accepted = [a for a in self.history if a.accepted]
-        result.best_label = "; ".join(a.label for a in accepted)
+        # A label names a point of its function's space, all knobs included: the last one per function.
+        last = {a.function: a.label for a in self.history if a.accepted}
+        result.best_label = "; ".join(last.values())
         final = self.baseline_eval
         if self.best.key != base.key and not interrupted:
             final = self._final(base)
@@ -310,6 +320,11 @@ class _Run:
             return self.last_eval or self.baseline_eval
         self.cache.put(key, {"outcome": "ok", "benches": ev.benches, "facts": ev.facts})
         return ev
+
+
+def _exports(analysis: Analysis) -> set[str]:
+    from ..syntax import ast as A
+    return {item.name for item in analysis.ast.items if isinstance(item, (A.Func, A.Kernel)) and item.export}
 
 
 def _lines(analysis: Analysis) -> int:

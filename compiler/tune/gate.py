@@ -13,9 +13,11 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..bench.suite import size_label
 from ..options import Options
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
+RULES = 3  # the decision rules' version: part of the cache key, since cached decisions replay
 
 
 @dataclass
@@ -78,7 +80,9 @@ class Decision:
 def decide(ev: Evaluation, benches: list[str], sizes: dict[str, int], lines_before: int,
            lines_after: int) -> Decision:
     """Accept a gain of at least MIN_GAIN beyond the 95 % interval at the largest size of every
-    tuned bench, or equal speed with fewer lines."""
+    tuned bench; or, at equal speed there, a gain as large at a smaller size with none of
+    them slower in the median (the largest size still decides: a variant that only fits a cache better loses);
+    or equal speed with fewer lines."""
     rows = [ev.benches[b][str(sizes[b])] for b in benches]
     lo = min(r["ratio_lo"] for r in rows)
     hi = max(r["ratio_hi"] for r in rows)
@@ -88,6 +92,11 @@ def decide(ev: Evaluation, benches: list[str], sizes: dict[str, int], lines_befo
         return Decision("accepted", f"faster: {text}")
     if hi < 1.0:
         return Decision("slower", f"slower: {text}")
+    smaller = [(b, n, row) for b in benches for n, row in ev.benches[b].items() if int(n) != sizes[b]]
+    if smaller and all(row["ratio"] >= 1.0 and row["ratio_hi"] >= 1.0 for _, _, row in smaller) \
+            and any(row["ratio_lo"] >= 1 + MIN_GAIN for _, _, row in smaller):
+        gains = ", ".join(f"{size_label(int(n))} {row['ratio']:.2f}×" for _, n, row in smaller)
+        return Decision("accepted", f"equal at the largest size ({text}), faster at smaller sizes: {gains}")
     if lo <= 1.0 <= hi and lines_after < lines_before:
         return Decision("accepted", f"equal speed with {lines_before - lines_after} fewer lines: {text}")
     return Decision("noise", f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}")

@@ -60,7 +60,10 @@ def run_proposer(command: str, text: str, timeout_s: float, cwd) -> Proposal:
     if proc.returncode != 0:
         tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
         return Proposal(None, "error", f"the proposer exited with status {proc.returncode}: {tail[0]}")
-    return Proposal(extract(out[:STDOUT_LIMIT].decode("utf-8", "replace")))
+    reply = out[:STDOUT_LIMIT].decode("utf-8", "replace")
+    if not reply.strip():
+        return Proposal(None, "error", "the proposer printed nothing")
+    return Proposal(extract(reply))
 
 
 def _kill(proc: subprocess.Popen) -> None:

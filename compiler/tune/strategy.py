@@ -8,7 +8,7 @@ from typing import Callable
 
 from .space import Space
 
-EXHAUSTIVE_MAX = 48  # "auto" enumerates spaces up to this many points, else searches locally
+EXHAUSTIVE_MAX = 24  # "auto" enumerates spaces up to this many points, else searches locally
 
 
 def choose(space: Space, strategy: str, budget: int | None) -> str:
@@ -18,7 +18,9 @@ def choose(space: Space, strategy: str, budget: int | None) -> str:
 
 
 def search(space: Space, strategy: str, seed: int, try_point: Callable[[tuple], bool],
-           stop: Callable[[], bool]) -> None:
+           stop: Callable[[], bool], first: frozenset[str] = frozenset()) -> None:
+    """`first`: names of knobs the local search tries before the others (the sites that
+    answer what inspect says about the current best)."""
     rng = random.Random(seed)
     origin = space.origin
     if strategy == "exhaustive":
@@ -30,7 +32,7 @@ def search(space: Space, strategy: str, seed: int, try_point: Callable[[tuple], 
     elif strategy == "random":
         _random(space, rng, try_point, stop)
     else:
-        _hill_climb(space, rng, try_point, stop)
+        _hill_climb(space, rng, try_point, stop, first)
 
 
 def _random(space: Space, rng: random.Random, try_point, stop) -> None:
@@ -47,7 +49,7 @@ def _random(space: Space, rng: random.Random, try_point, stop) -> None:
             try_point(point)
 
 
-def _hill_climb(space: Space, rng: random.Random, try_point, stop) -> None:
+def _hill_climb(space: Space, rng: random.Random, try_point, stop, first: frozenset[str]) -> None:
     """First-improvement hill climbing: move to the first neighbour that is accepted;
     stop at a point none of whose neighbours is."""
     current = space.origin
@@ -55,6 +57,8 @@ def _hill_climb(space: Space, rng: random.Random, try_point, stop) -> None:
     while not stop():
         neighbours = [p for p in space.neighbours(current) if p not in tried]
         rng.shuffle(neighbours)
+        neighbours.sort(key=lambda p: not any(k.name in first and a != b
+                                              for k, a, b in zip(space.knobs, p, current)))
         moved = False
         for point in neighbours:
             if stop():

@@ -65,7 +65,8 @@ def _loop_facts(path: str, opts) -> dict:
     for fn in report.functions:
         loops = [lp for lp in fn.loops if lp.role == "main"] or fn.loops
         if loops:
-            out[fn.name] = {"step": loops[0].elements_per_iteration, "bottleneck": loops[0].bottleneck}
+            out[fn.name] = {"step": loops[0].elements_per_iteration, "bottleneck": loops[0].bottleneck,
+                            "hints": sorted({h.code for h in fn.hints})}
     return out
 
 

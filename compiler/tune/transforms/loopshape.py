@@ -1,0 +1,223 @@
+"""Which `while` loops can be unrolled, and what their bodies hold: the
+index and its step, the accumulators (reductions that can be split into
+independent partial results) and the locals declared in the body.
+
+The shape (LANGUAGE.md §4): `while I + K <= N { ...; I = I + K }` with `I`
+a mutable integer local, `K` a positive constant, `N` free of side effects
+and of anything the body assigns, and `I` assigned nowhere else."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...analysis import Analysis
+from ...intrinsics import Intrinsic
+from ...syntax import ast as A
+from ...typesys import model as T
+from .base import NotApplicable
+
+
+@dataclass(frozen=True)
+class Accumulator:
+    name: str
+    kind: str  # "sum", "product", "max", "min", "or", "xor" (fma accumulates a sum)
+    op: str  # the operator that combines two partial results: ".+", "+", "max", ...
+    ty: T.Type
+    assign: A.Assign
+
+
+@dataclass(frozen=True)
+class WhileLoop:
+    node: A.While
+    index: str  # I
+    step: A.Expr  # K
+    step_value: int  # K's value
+    bound: A.Expr  # N
+    advance: A.Assign  # the final `I = I + K`
+    work: tuple  # the body's statements before the advance
+    accumulators: tuple[Accumulator, ...]
+    lets: tuple[str, ...]  # names declared in the body, in order
+    start: int  # where the statement holding the loop starts (an `unroll(N)` hint in front included)
+
+
+_SUM = {"+": "sum", ".+": "sum", "*": "product", ".*": "product", "|": "or", ".|": "or", "^": "xor", ".^": "xor"}
+_PURE = (A.Name, A.IntLit, A.Paren, A.Binary, A.Unary, A.Field)
+
+
+def loops_of(func) -> list[A.While]:
+    """The `while` loops of a function or kernel body, in source order."""
+    found = [s for s in A.statements(func.body.stmts) if isinstance(s, A.While)]
+    return sorted(found, key=lambda w: w.span.start)
+
+
+def const_value(analysis: Analysis, e) -> int | None:
+    """The value of an integer expression made of literals and `const`s, or None."""
+    e = A.unparen(e)
+    if isinstance(e, A.IntLit):
+        return e.value
+    if isinstance(e, A.Name):
+        sym = analysis.symbol_at(e.span.start)
+        return sym.value if sym is not None and sym.kind == "const" and isinstance(sym.value, int) else None
+    if isinstance(e, A.Unary) and e.op == "-":
+        v = const_value(analysis, e.operand)
+        return None if v is None else -v
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+        a, b = const_value(analysis, e.left), const_value(analysis, e.right)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
+
+
+def _is_name(e, name: str) -> bool:
+    e = A.unparen(e)
+    return isinstance(e, A.Name) and e.name == name
+
+
+def names_in(roots) -> list[A.Name]:
+    return [n for n in A.walk(roots) if isinstance(n, A.Name)]
+
+
+def assigned_in(stmts) -> set[str]:
+    """Names assigned or declared anywhere in `stmts` (the root variable of a
+    field or element assignment counts: `s.len = ...` assigns `s`)."""
+    out: set[str] = set()
+    for s in A.statements(stmts):
+        if isinstance(s, A.Assign):
+            root = s.target
+            while isinstance(root, (A.Field, A.Index)):
+                root = root.base
+            if isinstance(root, A.Name):
+                out.add(root.name)
+        elif isinstance(s, A.Let):
+            out.add(s.name)
+        elif isinstance(s, (A.For, A.ForEach)):
+            out.add(s.var)
+    return out
+
+
+def _is_pure(e) -> bool:
+    return all(isinstance(n, _PURE) for n in A.walk([e]))
+
+
+def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
+    """The loop's plan, or NotApplicable saying why it cannot be unrolled."""
+    cond = A.unparen(w.cond)
+    if not (isinstance(cond, A.Binary) and cond.op == "<="):
+        raise NotApplicable("the loop condition is not of the form `i + step <= n`")
+    head = A.unparen(cond.left)
+    if not (isinstance(head, A.Binary) and head.op == "+" and isinstance(A.unparen(head.left), A.Name)):
+        raise NotApplicable("the loop condition is not of the form `i + step <= n`")
+    index, step, bound = A.unparen(head.left).name, head.right, cond.right
+    ty = A.unparen(head.left).ty
+    sym = analysis.symbol_at(A.unparen(head.left).span.start)
+    if not (isinstance(ty, T.Scalar) and ty.is_integer and sym is not None and sym.kind == "local"):
+        raise NotApplicable(f"'{index}' is not a mutable integer local")
+    stmts = w.body.stmts
+    last = stmts[-1] if stmts else None
+    if not (isinstance(last, A.Assign) and _is_name(last.target, index)):
+        raise NotApplicable(f"the loop body does not end with `{index} = {index} + step`")
+    inc = A.unparen(last.value)
+    if not (isinstance(inc, A.Binary) and inc.op == "+" and _is_name(inc.left, index)):
+        raise NotApplicable(f"the loop body does not end with `{index} = {index} + step`")
+    k = const_value(analysis, step)
+    if k is None or k <= 0:
+        raise NotApplicable("the step is not a positive constant")
+    if const_value(analysis, inc.right) != k:
+        raise NotApplicable(f"the loop advances '{index}' by a different step than its condition tests")
+    work = tuple(stmts[:-1])
+    if not work:
+        raise NotApplicable("the loop body does nothing but advance the index")
+    for s in A.statements(work):
+        if isinstance(s, A.Return):
+            raise NotApplicable("the loop body returns")
+    assigned = assigned_in(work)
+    if index in assigned:
+        raise NotApplicable(f"the loop body assigns or redeclares '{index}' besides advancing it")
+    if not _is_pure(bound) or not _is_pure(step):
+        raise NotApplicable("the loop bound or step has side effects")
+    if any(n.name in assigned for n in names_in([bound, step])):
+        raise NotApplicable("the loop body changes the loop bound")
+    if any(n.name == index for n in names_in([bound])):
+        raise NotApplicable(f"the loop bound depends on '{index}'")
+    # Outside the loop, a body local would read the last copy's value, not the last step's.
+    roots = func.body.stmts + (func.tail_body.stmts if isinstance(func, A.Kernel) and func.tail_body else [])
+    lets = body_lets(work, [n for n in names_in(roots) if not w.span.start <= n.span.start < w.span.end])
+    accs = tuple(_accumulators(analysis, work, index, set(lets)))
+    hinted = next((s for s in A.statements(func.body.stmts) if isinstance(s, A.Unroll) and s.loop is w), None)
+    start = w.span.start if hinted is None else hinted.span.start
+    return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets), start)
+
+
+def body_lets(work, later) -> list[str]:
+    """The names the body declares (each gets a fresh name per copy). Refused
+    when the copies could not keep their meaning: a name declared twice, read
+    before its declaration (the previous iteration's value), or read in
+    `later` (Name nodes outside the loop)."""
+    lets: list[str] = []
+    names = names_in(work)
+    for s in A.statements(work):
+        if not isinstance(s, A.Let):
+            continue
+        if s.name in lets:
+            raise NotApplicable(f"the loop body declares '{s.name}' twice")
+        if any(n.name == s.name and n.span.start < s.span.start for n in names):
+            raise NotApplicable(f"the loop body reads '{s.name}' before declaring it")
+        lets.append(s.name)
+    after = [n for n in later if n.name in lets]
+    if after:
+        raise NotApplicable(f"'{after[0].name}', declared in the loop, is used outside it")
+    return lets
+
+
+def _accumulators(analysis: Analysis, work, index: str, lets: set[str]) -> list[Accumulator]:
+    """Variables updated exactly once as `acc = acc OP e` (or `e OP acc`),
+    `acc = max(acc, e)`, `min`, `fma(a, b, acc)`, and read nowhere else in the body."""
+    names = names_in(work)
+    updates: dict[str, list[A.Assign]] = {}
+    for s in A.statements(work):
+        if isinstance(s, A.Assign) and isinstance(s.target, A.Name):
+            updates.setdefault(s.target.name, []).append(s)
+    out = []
+    for name, assigns in updates.items():
+        if name == index or name in lets or len(assigns) != 1:
+            continue
+        s = assigns[0]
+        found = _reduction(analysis, s, name)
+        if found is None:
+            continue
+        kind, op = found
+        reads = [n for n in names if n.name == name and n is not s.target]
+        if len(reads) != 1:  # the one read is in the update itself
+            continue
+        out.append(Accumulator(name, kind, op, s.target.ty, s))
+    return sorted(out, key=lambda a: a.assign.span.start)
+
+
+def _intrinsic(analysis: Analysis, call: A.Call, names: tuple[str, ...]) -> bool:
+    callee = analysis.callee_of(call)
+    return isinstance(callee, Intrinsic) and callee.name in names
+
+
+def _reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:
+    v = A.unparen(s.value)
+    ty = s.target.ty
+    if not isinstance(ty, (T.Scalar, T.Vector)) or not (ty.spelled if isinstance(ty, T.Vector) else ty.is_numeric):
+        return None
+    if isinstance(v, A.Binary) and v.op in _SUM and (_is_name(v.left, name) or _is_name(v.right, name)):
+        vector = isinstance(ty, T.Vector)
+        if v.op.startswith(".") != vector:
+            return None
+        if _SUM[v.op] in ("or", "xor") and not _integer(ty):
+            return None
+        return _SUM[v.op], v.op
+    if isinstance(v, A.Call) and _intrinsic(analysis, v, ("max", "min")) and len(v.args) == 2 \
+            and any(_is_name(x, name) for x in v.args):
+        return v.name, v.name
+    if isinstance(v, A.Call) and _intrinsic(analysis, v, ("fma",)) and len(v.args) == 3 and _is_name(v.args[2], name):
+        return "sum", ".+" if isinstance(ty, T.Vector) else "+"
+    return None
+
+
+def _integer(ty) -> bool:
+    elem = ty.elem if isinstance(ty, T.Vector) else ty
+    return elem.is_integer

@@ -1,0 +1,77 @@
+"""The gate's decisions: a slower variant is rejected, and a variant that compiles to the same
+speed is never accepted on noise; comments and layout alone are not a new variant."""
+from __future__ import annotations
+
+from ea_compiler.tune import TuneConfig, tune
+from ea_compiler.tune.gate import Evaluation, decide
+
+from .tune_support import ONE_ACC, proposer
+
+
+def agent(kernel, tmp_path, reply: str, budget: int = 1):
+    return tune(TuneConfig(kernel=kernel, spaces=("agent",), propose_cmd=proposer(tmp_path, reply), budget=budget,
+                           quick=True))
+
+
+def test_a_slower_variant_is_rejected(project, tmp_path):
+    kernel, _ = project
+    # The same work, twice over: about half the speed.
+    slower = ONE_ACC.replace("best = max(best, load_f32x8(x, i))",
+                             "best = max(best, load_f32x8(x, i))\n        best = max(best, load_f32x8(x, n - LANES - i))")
+    result = agent(kernel, tmp_path, slower)
+    [attempt] = result.history
+    assert attempt.outcome == "slower", attempt.reason
+    assert attempt.reason.startswith("slower: ") and attempt.score_us > result.baseline_us
+    assert result.best_source == ONE_ACC
+
+
+def test_the_same_machine_code_is_never_accepted(project, tmp_path):
+    kernel, _ = project
+    # Different tokens, identical code after LLVM: only noise could make it look faster.
+    same = [ONE_ACC.replace("let mut i: i32 = 0", f"let mut i: i32 = {k} - {k}") for k in (1, 2, 3)]
+    for variant in same:
+        result = agent(kernel, tmp_path, variant)
+        [attempt] = result.history
+        assert attempt.outcome in ("noise", "slower"), attempt.reason
+        assert not result.improved()
+
+
+def test_comments_and_layout_alone_are_not_a_variant(project, tmp_path):
+    kernel, _ = project
+    restyled = "// restyled\n" + ONE_ACC.replace("    ", "  ")
+    result = agent(kernel, tmp_path, restyled)
+    [attempt] = result.history
+    assert attempt.outcome == "duplicate"
+    assert result.evaluated == 0
+
+
+def row(us, inc, lo, hi):
+    return {"us": us, "incumbent_us": inc, "ratio": inc / us, "ratio_lo": lo, "ratio_hi": hi}
+
+
+def test_decide_needs_half_a_percent_beyond_the_interval():
+    sizes = {"b": 100}
+    def verdict(lo, hi, lines_after=10):
+        ev = Evaluation("ok", benches={"b": {"100": row(1.0, 1.0, lo, hi)}})
+        return decide(ev, ["b"], sizes, 10, lines_after).outcome
+    assert verdict(1.006, 1.02) == "accepted"
+    assert verdict(1.004, 1.02) == "noise"  # faster, but not by 0.5 % beyond the noise
+    assert verdict(0.90, 0.99) == "slower"
+    assert verdict(0.99, 1.01) == "noise"
+    assert verdict(0.99, 1.01, lines_after=9) == "accepted"  # equal speed, fewer lines
+    assert verdict(0.97, 0.999, lines_after=9) == "slower"
+
+
+def test_equal_at_the_largest_size_and_faster_below_it_is_accepted_unless_a_size_is_slower():
+    sizes = {"b": 1000}
+
+    def verdict(small_ratio, small_lo, small_hi):
+        ev = Evaluation("ok", benches={"b": {"1000": row(1.0, 1.0, 0.99, 1.01),
+                                             "100": dict(row(1.0, small_ratio, small_lo, small_hi), ratio=small_ratio)}})
+        return decide(ev, ["b"], sizes, 10, 10)
+    d = verdict(1.5, 1.4, 1.6)
+    assert d.outcome == "accepted"
+    assert d.reason == ("equal at the largest size (1.000× the current best (95 % interval 0.990–1.010)), "
+                        "faster at smaller sizes: 100 1.50×")
+    assert verdict(1.003, 0.99, 1.02).outcome == "noise"  # not beyond the noise below either
+    assert verdict(0.95, 0.80, 1.05).outcome == "noise"  # slower in the median at a smaller size
