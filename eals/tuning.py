@@ -2,8 +2,8 @@
 in the background (eals/jobs.py), the best variant written beside the file.
 
 The options object the command may carry sets the run's `quick` (short
-measurements), `budget` (variants evaluated at most) and `time` (seconds);
-without it the run is the tuner's default. Progress reports one line per
+measurements), `budget` (variants evaluated at most), `time` (seconds) and
+`spaces` (e.g. ["params"]); without it the run is the tuner's default. Progress reports one line per
 attempt (its label, outcome and the best time so far); a cancel ends the
 search early and keeps the best found so far. A better variant is written to
 `<stem>.tuned.ea` (`write_result`, never in place); hover then shows
@@ -22,7 +22,7 @@ from .runs import tune_markdown, tune_summary, unsaved_note
 from .support import request_failed
 
 TUNE = "ea.tune"
-OPTIONS = ("quick", "budget", "time")
+OPTIONS = ("quick", "budget", "time", "spaces")
 
 
 def config(path: Path, function: str, extra: dict, options) -> TuneConfig:
@@ -35,9 +35,12 @@ def config(path: Path, function: str, extra: dict, options) -> TuneConfig:
         raise JsonRpcInvalidParams(message=f"{TUNE}: 'budget' must be a whole number of variants, got {budget!r}")
     if time_s is not None and (not isinstance(time_s, (int, float)) or isinstance(time_s, bool)):
         raise JsonRpcInvalidParams(message=f"{TUNE}: 'time' must be a number of seconds, got {time_s!r}")
+    spaces = extra.get("spaces", ("params", "transforms"))
+    if not isinstance(spaces, (list, tuple)) or not all(isinstance(x, str) for x in spaces):
+        raise JsonRpcInvalidParams(message=f"{TUNE}: 'spaces' must be a list of names, got {spaces!r}")
     try:
         return TuneConfig(kernel=path, functions=[function], quick=quick, budget=budget, time_s=time_s,
-                          options=options)
+                          spaces=tuple(spaces), options=options)
     except TuneError as err:
         raise request_failed(f"{TUNE}: {err}") from None
 

@@ -5,8 +5,8 @@
 (`run_suite(..., benches=[...], quick=True)`); `ea.tune` runs the tuner on
 the function (`tune(TuneConfig(...))`) and writes the best variant beside the
 file (`<stem>.tuned.ea`): the user's file is never rewritten behind their
-back. A third argument, an object, sets the tuner's `quick`, `budget` (variants)
-and `time` (seconds). Both run the file on disk, in the background
+back. A third argument, an object, sets the tuner's `quick`, `budget` (variants),
+`time` (seconds) and `spaces`. Both run the file on disk, in the background
 (eals/jobs.py) with `$/progress` for clients that support it; the answer is the
 run's JSON once it is done. Afterwards hover over the function's name shows the
 results (eals/runs.py) and a `window/showMessage` says the run finished.

@@ -49,9 +49,11 @@ def kernel(tmp_path_factory) -> Path:
     (folder / "reductions.bench.toml").write_text(SUITE)
     shutil.copy(EXAMPLES / "reductions.ea", folder / "big.ea")  # sizes long enough to cancel in the middle
     (folder / "big.bench.toml").write_text(SUITE.replace('sizes = ["4K"]', 'sizes = ["1M", "4M", "16M"]'))
-    # LANES = 16 reads past each f32x8 load's lanes: a wrong variant, never a better one
+    # LANES = 16 with f32x8 loads skips half the elements: a wrong variant, never a better one
     shutil.copy(EXAMPLES / "reductions.ea", folder / "tuned.ea")
     (folder / "tuned.bench.toml").write_text(SUITE + "\n[tune.params]\nLANES = [8, 16]\n")
+    shutil.copy(EXAMPLES / "reductions.ea", folder / "better.ea")
+    (folder / "better.bench.toml").write_text(SUITE)
     (folder / "lonely.ea").write_text("export func one() -> i32 {\n    return 1\n}\n")
     return path
 
@@ -174,7 +176,7 @@ async def test_tune_reports_each_attempt_and_never_touches_the_file(client, kern
     path = kernel.parent / "tuned.ea"
     uri, text = opened(client, path)
     before = set(client.progress_reports)
-    result = await execute(client, "ea.tune", uri, "sum_f32", {"quick": True, "budget": 2})
+    result = await execute(client, "ea.tune", uri, "sum_f32", {"quick": True, "budget": 2, "spaces": ["params"]})
     assert result["evaluated"] == 1 and result["accepted"] == 0 and result["best_file"] is None
     assert [(a["label"], a["outcome"]) for a in result["history"]] == [("LANES=16", "wrong")]
     assert path.read_text() == text and not (kernel.parent / "tuned.tuned.ea").exists()
@@ -194,6 +196,26 @@ async def test_tune_reports_each_attempt_and_never_touches_the_file(client, kern
     assert "- no faster variant found: nothing written" in value and "- accepted 0 of 1 evaluated" in value
 
 
+async def test_tune_writes_the_better_kernel_beside_the_file(client, kernel):
+    """max_f32 keeps one accumulator: unrolling it is faster, found by the tuner."""
+    path = kernel.parent / "better.ea"
+    uri, text = opened(client, path)
+    result = await execute(client, "ea.tune", uri, "max_f32", {"quick": True, "budget": 2})
+    assert result["evaluated"] == 2 and result["accepted"] >= 1, result["history"]
+    written = kernel.parent / "better.tuned.ea"
+    assert result["best_file"] == str(written)
+    assert path.read_text() == text  # the user's file stays as it is
+    assert written.read_text() != text and "best_1" in written.read_text()
+    assert client.messages[-1].message.startswith(f"ea.tune max_f32: {result['speedup']:.2f}× faster (")
+    assert client.messages[-1].message.endswith("), wrote better.tuned.ea")
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func max_f32", len("func "))))
+    value = hover.contents.value
+    assert f"({result['speedup']:.2f}×)" in value
+    assert f"- best variant: {result['best_label']}, written to `better.tuned.ea`" in value
+    assert f"- accepted {result['accepted']} of 2 evaluated" in value
+
+
 @pytest.mark.parametrize("command, arguments, code, text", [
     ("ea.nothing", ["x"], -32602, "Command name 'ea.nothing' is not defined"),
     ("ea.bench", [], -32602, "ea.bench takes [uri, function]; got 0 argument(s)"),
@@ -202,6 +224,7 @@ async def test_tune_reports_each_attempt_and_never_touches_the_file(client, kern
     ("ea.tune", ["URI", "max_f32", {"budget": "2"}], -32602, "ea.tune: 'budget' must be a whole number"),
     ("ea.tune", ["URI", "max_f32", {"fast": True}], -32602, "ea.tune: unknown option(s) fast (known: quick,"),
     ("ea.tune", ["URI", "max_f32", {"budget": 0}], -32803, "ea.tune: the budget must be at least 1 variant"),
+    ("ea.tune", ["URI", "max_f32", {"spaces": ["guess"]}], -32803, "ea.tune: unknown search space guess"),
     ("ea.tune", ["URI", "min_f32"], -32803, "ea.tune: reductions.bench.toml has no bench of 'min_f32'"),
     ("ea.bench", ["URI", "min_f32"], -32803, "ea.bench: reductions.bench.toml has no bench of 'min_f32'"),
     ("ea.bench", ["untitled:1", "min_f32"], -32803, "ea.bench: untitled:1 is not a file on disk"),

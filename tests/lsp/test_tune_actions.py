@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
 from ea_compiler import Options
 from ea_compiler.tooling import Site, analyze, inspect_function
 from eals.features.tune_actions import anchor_lines, ordered_choices
+from eals.support import apply_workspace_edit
+from lsp_support import HASWELL as HASWELL_SETTINGS
+from lsp_support import SERVER, at, open_doc
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 HASWELL = Options(target_cpu="haswell", target_triple="x86_64-unknown-linux-gnu")
@@ -61,3 +69,93 @@ def test_choices_four_first():
     assert ordered_choices((8, 16)) == [8, 16]
     assert ordered_choices(()) == [None]
     assert ordered_choices((1, 2, 4, 8, 16)) == [4, 1, 2]
+
+
+# ---- over stdio ----------------------------------------------------------------
+
+UNROLLED_X4 = """\
+    let mut best_1: f32x8 = best
+    let mut best_2: f32x8 = best
+    let mut best_3: f32x8 = best
+    while i + 4 * LANES <= n {
+        best = max(best, load_f32x8(x, i))
+        best_1 = max(best_1, load_f32x8(x, i + LANES))
+        best_2 = max(best_2, load_f32x8(x, i + 2 * LANES))
+        best_3 = max(best_3, load_f32x8(x, i + 3 * LANES))
+        i = i + 4 * LANES
+    }
+    best = max(max(best, best_1), max(best_2, best_3))
+"""
+UNROLL_TITLES = ["Unroll ×4 with 4 accumulators", "Unroll ×2 with 2 accumulators", "Unroll ×8 with 8 accumulators"]
+AXPY = """\
+export func axpy(x: *f32, y: *mut f32, a: f32, n: i32) {
+    for i in 0..n {
+        println("\u00e9\U0001F600") y[i] = a * x[i] + y[i]
+    }
+}
+"""
+
+
+@pytest_lsp.fixture(scope="module", config=SERVER)
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), initialization_options=HASWELL_SETTINGS))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def actions(client, uri: str, pos: lsp.Position, only=None) -> list[lsp.CodeAction]:
+    return list(await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=lsp.Range(start=pos, end=pos),
+        context=lsp.CodeActionContext(diagnostics=[], only=only))))
+
+
+def rewrites_of(found) -> list[lsp.CodeAction]:
+    return [a for a in found if a.kind == lsp.CodeActionKind.RefactorRewrite]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_unroll_offered_on_the_loop_and_on_the_hint_line(client):
+    uri = "file:///tune/max.ea"
+    open_doc(client, uri, TEXT)
+    on_loop = rewrites_of(await actions(client, uri, at(TEXT, "while", 4, nth=1)))
+    assert [a.title for a in on_loop] == UNROLL_TITLES
+    on_hint = rewrites_of(await actions(client, uri, at(TEXT, "best = max(", 2)))
+    assert [a.title for a in on_hint] == UNROLL_TITLES
+    loop = TEXT.index("    while", TEXT.index("func max_f32"))
+    expected = TEXT[:loop] + UNROLLED_X4 + TEXT[loop:]
+    assert apply_workspace_edit(TEXT, uri, on_loop[0].edit) == expected
+    assert analyze(expected, "max.ea", HASWELL).ok
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_nothing_offered_where_no_hint_asks(client):
+    uri = "file:///tune/none.ea"
+    open_doc(client, uri, TEXT)
+    assert rewrites_of(await actions(client, uri, at(TEXT, "let mut m: f32 = reduce_max"))) == []
+    # sum_f32 keeps two accumulators already: no one-accumulator hint, no unroll action
+    assert rewrites_of(await actions(client, uri, at(TEXT, "acc0 = acc0"))) == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_only_filter(client):
+    uri = "file:///tune/only.ea"
+    open_doc(client, uri, TEXT)
+    pos = at(TEXT, "while", 4, nth=1)
+    assert await actions(client, uri, pos, only=[lsp.CodeActionKind.QuickFix]) == []
+    assert [a.title for a in await actions(client, uri, pos, only=[lsp.CodeActionKind.Refactor])] == UNROLL_TITLES
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_fma_edit_in_utf16_columns(client):
+    uri = "file:///tune/axpy.ea"
+    open_doc(client, uri, AXPY)
+    found = rewrites_of(await actions(client, uri, at(AXPY, "a * x")))
+    assert [a.title for a in found] == ["Use fma(a, x[i], y[i])"]
+    (edit,) = found[0].edit.changes[uri]
+    line = AXPY.splitlines()[2]
+    start = len(line[:line.index("a * x")].encode("utf-16-le")) // 2  # é is one UTF-16 unit, the emoji two
+    assert start == line.index("a * x") + 1
+    assert edit.range == lsp.Range(start=lsp.Position(line=2, character=start),
+                                   end=lsp.Position(line=2, character=start + len("a * x[i] + y[i]")))
+    assert apply_workspace_edit(AXPY, uri, found[0].edit) == AXPY.replace("a * x[i] + y[i]", "fma(a, x[i], y[i])")
