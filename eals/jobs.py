@@ -39,6 +39,7 @@ class Job:
         self.key = key
         self.title = title
         self.cancel = threading.Event()
+        self.abandoned = False  # the server is shutting down: nothing is to be kept
         self.token: str | None = None
         self.loop = asyncio.get_running_loop()
 
@@ -59,6 +60,10 @@ class Job:
         finally:
             self.ls.jobs.pop(self.key, None)
             self._end(outcome)
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        self.cancel.set()
 
     def finish(self, kind: lsp.MessageType, message: str) -> None:
         self.ls.window_show_message(lsp.ShowMessageParams(type=kind, message=message))

@@ -170,6 +170,13 @@ class EaServer(LanguageServer):
         finally:
             self.shutdown()
 
+    def shutdown(self) -> None:
+        """Running benches and tunes stop at their next check, so the process
+        does not wait for them at exit."""
+        for job in list(self.jobs.values()):
+            job.abandon()
+        super().shutdown()
+
     def log_error(self, message: str) -> None:
         self.log(message, lsp.MessageType.Error)
 

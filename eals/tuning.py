@@ -5,7 +5,7 @@ The options object the command may carry sets the run's `quick` (short
 measurements), `budget` (variants evaluated at most), `time` (seconds) and
 `spaces` (e.g. ["params"]); without it the run is the tuner's default. Progress reports one line per
 attempt (its label, outcome and the best time so far); a cancel ends the
-search early and keeps the best found so far. A better variant is written to
+search early and keeps the best found so far (a shutdown keeps nothing). A better variant is written to
 `<stem>.tuned.ea` (`write_result`, never in place); hover then shows
 baseline -> best, the speedup, the file and accepted/evaluated."""
 from __future__ import annotations
@@ -68,7 +68,7 @@ async def run_tune(ls, uri: str, path: Path, function: str, extra: dict, doc_tex
 
     def work():
         result = tune(cfg, progress=on_event, cancel=job.cancel)
-        if result.improved():
+        if result.improved() and not job.abandoned:  # a cancelled run keeps its best so far, unless the server stops
             write_result(result)  # <stem>.tuned.ea beside the file: the user's file stays as it is
         return result
     try:

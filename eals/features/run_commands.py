@@ -99,6 +99,12 @@ async def bench(ls, uri: str, function: str) -> dict | None:
 
 
 def register(server) -> None:
+    @server.feature(lsp.SHUTDOWN)
+    def stop_runs(ls, *args):
+        """Running benches and tunes stop at their next check: exit does not wait for them."""
+        for job in list(ls.jobs.values()):
+            job.abandon()
+
     @server.command(BENCH)
     async def bench_command(ls, *args):
         return await _bench(ls, args)
