@@ -9,10 +9,11 @@ described in `base.py`; this registry is the one list of them.
 from __future__ import annotations
 
 from ...analysis import Analysis, analyze
-from . import fma, unroll
+from . import fma, prefetch, restrict, stream_store, unroll, widen
 from .base import Edit, NotApplicable, Rewrite, Site, splice
 
-MODULES: dict = {m.NAME: m for m in (unroll, fma)}  # name -> module, in the order the tuner applies them
+# name -> module, in the order the tuner applies them
+MODULES: dict = {m.NAME: m for m in (widen, unroll, fma, prefetch, stream_store, restrict)}
 
 
 def find_sites(analysis: Analysis, function: str | None = None, only=None) -> list[Site]:
