@@ -53,7 +53,7 @@ def kernel(tmp_path_factory) -> Path:
     shutil.copy(EXAMPLES / "reductions.ea", folder / "tuned.ea")
     (folder / "tuned.bench.toml").write_text(SUITE + "\n[tune.params]\nLANES = [8, 16]\n")
     shutil.copy(EXAMPLES / "reductions.ea", folder / "better.ea")
-    (folder / "better.bench.toml").write_text(SUITE)
+    (folder / "better.bench.toml").write_text(SUITE + '\n[tune]\ntransforms = ["unroll"]\n')
     (folder / "lonely.ea").write_text("export func one() -> i32 {\n    return 1\n}\n")
     return path
 

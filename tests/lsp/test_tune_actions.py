@@ -87,6 +87,21 @@ UNROLLED_X4 = """\
     best = max(max(best, best_1), max(best_2, best_3))
 """
 UNROLL_TITLES = ["Unroll ×4 with 4 accumulators", "Unroll ×2 with 2 accumulators", "Unroll ×8 with 8 accumulators"]
+PREFETCH_TITLES = ["Prefetch 256 bytes ahead", "Prefetch 512 bytes ahead", "Prefetch 1024 bytes ahead"]
+SCALE = """\
+export func scale(x: *restrict f32, y: *restrict mut f32, a: f32, n: i32) {
+    let va: f32x4 = splat(a)
+    let mut i: i32 = 0
+    while i + 4 <= n {
+        store(y, i, load(x, i) .* va)
+        i = i + 4
+    }
+    for j in i..n {
+        y[j] = x[j] * a
+    }
+}
+"""
+WIDENED = SCALE.replace("f32x4", "f32x8").replace("load(x", "load_f32x8(x").replace("i + 4", "i + 8")
 AXPY = """\
 export func axpy(x: *f32, y: *mut f32, a: f32, n: i32) {
     for i in 0..n {
@@ -133,8 +148,9 @@ async def test_nothing_offered_where_no_hint_asks(client):
     uri = "file:///tune/none.ea"
     open_doc(client, uri, TEXT)
     assert rewrites_of(await actions(client, uri, at(TEXT, "let mut m: f32 = reduce_max"))) == []
-    # sum_f32 keeps two accumulators already: no one-accumulator hint, no unroll action
-    assert rewrites_of(await actions(client, uri, at(TEXT, "acc0 = acc0"))) == []
+    # sum_f32 keeps two accumulators already: no one-accumulator hint, no unroll action; its main loop
+    # is memory-bound without prefetches: prefetch is offered
+    assert [a.title for a in rewrites_of(await actions(client, uri, at(TEXT, "acc0 = acc0")))] == PREFETCH_TITLES
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -159,3 +175,16 @@ async def test_fma_edit_in_utf16_columns(client):
     assert edit.range == lsp.Range(start=lsp.Position(line=2, character=start),
                                    end=lsp.Position(line=2, character=start + len("a * x[i] + y[i]")))
     assert apply_workspace_edit(AXPY, uri, found[0].edit) == AXPY.replace("a * x[i] + y[i]", "fma(a, x[i], y[i])")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_widen_on_the_function_prefetch_on_the_memory_bound_loop(client):
+    uri = "file:///tune/scale.ea"
+    open_doc(client, uri, SCALE)
+    on_loop = rewrites_of(await actions(client, uri, at(SCALE, "while")))
+    assert [a.title for a in on_loop] == ["Widen f32x4 \u2192 f32x8"] + PREFETCH_TITLES
+    assert [a.title for a in rewrites_of(await actions(client, uri, at(SCALE, "let va")))] == ["Widen f32x4 \u2192 f32x8"]
+    assert apply_workspace_edit(SCALE, uri, on_loop[0].edit) == WIDENED
+    assert analyze(WIDENED, "scale.ea", HASWELL).ok
+    prefetched = apply_workspace_edit(SCALE, uri, on_loop[2].edit)
+    assert prefetched == SCALE.replace("    while i + 4 <= n {\n", "    while i + 4 <= n {\n        prefetch(x, i + 128)\n")
