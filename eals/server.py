@@ -35,6 +35,7 @@ class Document:
     analysis: Analysis | None = None  # of `analysed_version`
     analysed_version: int = -1
     inflight: dict = field(default_factory=dict)  # version -> future of its analysis
+    rewrites: object = None  # features.tune_actions.Memo: the code actions' rewrites of its analysis
 
 
 class EaServer(LanguageServer):

@@ -15,6 +15,7 @@ clean are offered (`apply` refuses the others)."""
 from __future__ import annotations
 
 import asyncio
+import weakref
 
 from lsprotocol import types as lsp
 
@@ -72,21 +73,40 @@ def sites_of(analysis, names: list[str]) -> dict[str, list]:
     return {name: sites for name, sites in found.items() if sites}
 
 
-def rewrites(analysis, sites: dict, reports: dict, request_lines: range) -> list:
+class Memo:
+    """The rewrites of one analysis, by (site, choice): a code action request
+    comes with every cursor move, and each rewrite costs an analysis."""
+
+    def __init__(self):
+        self._of: weakref.ref | None = None
+        self._done: dict = {}
+
+    def get(self, analysis, site, choice):
+        """The rewrite, or None when the choice does not apply here."""
+        if self._of is None or self._of() is not analysis:
+            self._of, self._done = weakref.ref(analysis), {}
+        key = (site.ident, choice)
+        if key not in self._done:
+            try:
+                self._done[key] = apply_transform(analysis, site, choice)
+            except NotApplicable:
+                self._done[key] = None  # this choice does not fit here: not offered
+        return self._done[key]
+
+
+def rewrites(analysis, sites: dict, reports: dict, request_lines: range, memo: Memo | None = None) -> list:
     """The rewrites to offer: the sites each function's report asks for whose
     anchor lines meet the requested lines. Each rewrite is checked by a fresh
     analysis, so this runs off the event loop."""
+    memo = memo or Memo()
     out = []
     for name, fr in reports.items():
         for site in sites.get(name, ()):
             lines = anchor_lines(analysis.source, site, fr)
             if not lines or not any(ln in request_lines for ln in lines):
                 continue
-            for choice in ordered_choices(site.choices):
-                try:
-                    out.append(apply_transform(analysis, site, choice))
-                except NotApplicable:
-                    continue  # this choice does not fit here: not offered
+            out += [rw for choice in ordered_choices(site.choices)
+                    if (rw := memo.get(analysis, site, choice)) is not None]
     return out
 
 
@@ -111,5 +131,11 @@ async def rewrite_actions(ls, uri: str, analysis, rng: lsp.Range) -> list[lsp.Co
         return []  # the text changed meanwhile
     reports = {name: code.report for name, code in found.items() if code.report is not None}
     request_lines = range(rng.start.line + 1, rng.end.line + 2)
-    done = await loop.run_in_executor(ls.analysis_pool, rewrites, analysis, sites, reports, request_lines)
+    doc = ls.docs.get(uri)
+    if doc is None:
+        return []
+    if doc.rewrites is None:
+        doc.rewrites = Memo()
+    memo = doc.rewrites
+    done = await loop.run_in_executor(ls.analysis_pool, rewrites, analysis, sites, reports, request_lines, memo)
     return [to_action(rw, analysis.source, uri) for rw in done]

@@ -11,8 +11,8 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from ea_compiler import Options
-from ea_compiler.tooling import Site, analyze, inspect_function
-from eals.features.tune_actions import anchor_lines, ordered_choices
+from ea_compiler.tooling import Site, analyze, find_sites, inspect_function
+from eals.features.tune_actions import Memo, anchor_lines, ordered_choices
 from eals.support import apply_workspace_edit
 from lsp_support import HASWELL as HASWELL_SETTINGS
 from lsp_support import SERVER, at, open_doc
@@ -62,6 +62,17 @@ def test_prefetch_only_for_a_memory_bound_main_loop():
     latency = inspect_function(analysis, "max_f32")  # latency-bound: prefetching does not help
     assert anchor_lines(analysis.source, loop_site(analysis, "max_f32", "prefetch", None), latency) is None
     assert anchor_lines(analysis.source, loop_site(analysis, "max_f32", "prefetch", "memory-bound"), latency) is None
+
+
+def test_rewrites_are_kept_for_their_analysis_only():
+    analysis = analyze(TEXT, "reductions.ea", HASWELL)
+    (site,) = [s for s in find_sites(analysis, "max_f32") if s.transform == "unroll"]
+    memo = Memo()
+    first = memo.get(analysis, site, 4)
+    assert first.title == "Unroll \u00d74 with 4 accumulators"
+    assert memo.get(analysis, site, 4) is first
+    again = analyze(TEXT, "reductions.ea", HASWELL)
+    assert memo.get(again, site, 4) is not first and memo.get(again, site, 4).text == first.text
 
 
 def test_choices_four_first():
