@@ -15,10 +15,10 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ea_compiler.tooling import TuneConfig, TuneError, fmt_time, tune, write_result
+from ea_compiler.tooling import TuneConfig, TuneError, tune, write_result
 
 from . import jobs
-from .runs import tune_markdown, tune_summary, unsaved_note
+from .runs import micros, tune_markdown, tune_summary, unsaved_note
 from .support import request_failed
 
 TUNE = "ea.tune"
@@ -45,17 +45,13 @@ def config(path: Path, function: str, extra: dict, options) -> TuneConfig:
         raise request_failed(f"{TUNE}: {err}") from None
 
 
-def _us(value: float | None) -> str:
-    return "-" if value is None else fmt_time(value * 1e3)
-
-
 def event_text(event) -> str:
     """One progress line: `unroll max_f32#0 x4: slower · best 12.1 µs (3 evaluated)`."""
     if event.kind == "attempt" and event.attempt is not None:
         head = f"{event.attempt.label}: {event.attempt.outcome}"
     else:
         head = event.message or event.kind
-    return f"{head} · best {_us(event.best_us)} ({event.evaluated} evaluated)"
+    return f"{head} · best {micros(event.best_us)} ({event.evaluated} evaluated)"
 
 
 async def run_tune(ls, uri: str, path: Path, function: str, extra: dict, doc_text: str | None) -> dict | None:

@@ -7,11 +7,12 @@ when the function's report (the same per-function report hover and inlay
 hints show, eals/machine.py) has that hint, and the request range meets the
 site's construct or the hint's line. Prefetch answers no hint code but a
 bottleneck class (its sites say `memory-bound`): it is offered when the
-function's main loop is memory-bound and issues no prefetch. Each choice of a site (unroll ×4 first, then ×2, ×8) is one
-action, titled by the transformation ("Unroll ×4 with 4 accumulators"),
-whose edit is the rewrite's edits: byte ranges of the analysed text
-converted to LSP ranges in the negotiated encoding. Only rewrites that check
-clean are offered (`apply` refuses the others)."""
+function's main loop is memory-bound and issues no prefetch. Each choice of
+a site (unroll ×4 first, then ×2, ×8) is one action, titled by the
+transformation ("Unroll ×4 with 4 accumulators"), whose edit is the
+rewrite's edits: byte ranges of the analysed text converted to LSP ranges in
+the negotiated encoding. Only rewrites that check clean are offered (`apply`
+refuses the others)."""
 from __future__ import annotations
 
 import asyncio
@@ -26,7 +27,7 @@ from ..machine import machine_code
 from .inlay import visible_functions
 
 REWRITE = lsp.CodeActionKind.RefactorRewrite
-FIRST_CHOICE = 4  # unroll ×4, widen to ... : the middle of the usual (2, 4, 8) first
+FIRST_CHOICE = 4  # unroll ×4: the middle of its (2, 4, 8) first
 MAX_CHOICES = 3  # actions per site
 MEMORY_BOUND = "memory-bound"  # what prefetch answers: the main loop's bottleneck class
 
