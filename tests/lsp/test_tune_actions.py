@@ -1,6 +1,8 @@
 """Rewrite code actions (eals/features/tune_actions.py): where a site is offered
-given the function's live inspect report, and, over stdio, the actions the
-registered transformations give for examples/reductions.ea."""
+given the function's live inspect report, and, over stdio, the actions each
+hint gets (one-accumulator and small-step: unroll; narrow-vectors: widen;
+mul-add: fma; a memory-bound loop: prefetch), each edit applied to the text
+giving the expected source."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -113,6 +115,17 @@ export func scale(x: *restrict f32, y: *restrict mut f32, a: f32, n: i32) {
 }
 """
 WIDENED = SCALE.replace("f32x4", "f32x8").replace("load(x", "load_f32x8(x").replace("i + 4", "i + 8")
+STEP_1 = """\
+export kernel scale(x: *restrict f32, y: *restrict mut f32, a: f32)
+    over i in n step 1
+    tail scalar { y[i] = a * x[i] }
+{
+    y[i] = a * x[i]
+}
+"""
+STEP_4 = STEP_1.replace("step 1", "step 4").replace(
+    "    y[i] = a * x[i]\n}", "".join(f"    y[i{f' + {k}' if k else ''}] = a * x[i{f' + {k}' if k else ''}]\n"
+                                    for k in range(4)) + "}")
 AXPY = """\
 export func axpy(x: *f32, y: *mut f32, a: f32, n: i32) {
     for i in 0..n {
@@ -199,3 +212,13 @@ async def test_widen_on_the_function_prefetch_on_the_memory_bound_loop(client):
     assert analyze(WIDENED, "scale.ea", HASWELL).ok
     prefetched = apply_workspace_edit(SCALE, uri, on_loop[2].edit)
     assert prefetched == SCALE.replace("    while i + 4 <= n {\n", "    while i + 4 <= n {\n        prefetch(x, i + 128)\n")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_small_step_kernel_unrolled(client):
+    uri = "file:///tune/step.ea"
+    open_doc(client, uri, STEP_1)
+    found = rewrites_of(await actions(client, uri, at(STEP_1, "step 1")))
+    assert [a.title for a in found] == ["Unroll \u00d74", "Unroll \u00d72", "Unroll \u00d78"] + PREFETCH_TITLES
+    assert apply_workspace_edit(STEP_1, uri, found[0].edit) == STEP_4
+    assert "    y[i + 3] = a * x[i + 3]\n}" in STEP_4 and analyze(STEP_4, "step.ea", HASWELL).ok
