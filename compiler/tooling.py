@@ -13,7 +13,8 @@ so the compiler decides once and the tools ask it:
   per function and cached for editors: `inspect_function`) and its report
   model (`FunctionReport`, ...) with its one text rendering (`render_text`,
   `LOOP_HEADER`, `loop_rows`, ...), the listing's `INSTRUCTION_KINDS`;
-- `ea bench`'s API for the TUI's bench pane; `gc_paused`.
+- `ea bench`'s API for the TUI's bench pane, `ea tune`'s for its tune pane;
+  `gc_paused`.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from .intrinsics import TABLE, Intrinsic, lookup, resolve_call
 from .source import PositionEncoding, SourceFile, Span, unit_width
 from .symbols import Symbol
 from .syntax import ast
+from .tune import Attempt, TuneConfig, TuneError, TuneEvent, TuneResult, tune, tune_targets, write_result
 from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT, KEYWORDS, NUMBER_KINDS,
                             PARAM_WORDS, SCALAR_TYPE_KINDS, STRING, TAIL_WORDS, TYPE_IDENTIFIERS, TYPE_KINDS,
                             VECTOR_TYPE_KINDS, Token)
@@ -92,6 +94,8 @@ __all__ = [
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "load_suite", "read_history", "run_suite", "size_label",
+    # ea tune
+    "Attempt", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune", "tune_targets", "write_result",
     # ea tune: the engine, and the transformations (code actions)
     "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
     "TuneResult", "apply_transform", "find_sites", "tune", "tune_targets", "write_result",

@@ -25,11 +25,12 @@ from ea_compiler import Options, __version__
 
 from .commands import EaCommands
 from .compile_job import CompileResult, compile_file
-from .messages import OpenFile, SourceCursor
+from .messages import FilesChanged, OpenFile, SourceCursor
 from .panes.assembly_pane import AssemblyPane
 from .panes.bench_pane import BenchPane
 from .panes.source_pane import SourcePane
 from .panes.stages_pane import StagesPane
+from .panes.tune_pane import TunePane
 from .screens.help import HelpScreen
 from .screens.open_file import OpenFileScreen
 from .screens.target import TargetScreen
@@ -37,13 +38,13 @@ from .target import describe, with_avx512, with_cpu, with_opt_level, with_triple
 from .widgets.file_list import FileList
 from .workspace import Workspace, display_path, stamp
 
-PANES = ("source", "assembly", "stages", "bench")
+PANES = ("source", "assembly", "stages", "bench", "tune")
 _PANE_KEYS = Binding.Group("Panes", compact=True)
 POLL_SECONDS = 0.5
 
 
 class EaApp(App):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "panes/tune_pane.tcss"]
     TITLE = "ea-tui"
     COMMANDS = App.COMMANDS | {EaCommands}
     BINDINGS = [
@@ -85,6 +86,8 @@ class EaApp(App):
                     yield StagesPane(id="stages-pane")
                 with TabPane("4 Bench", id="bench"):
                     yield BenchPane(id="bench-pane")
+                with TabPane("5 Tune", id="tune"):
+                    yield TunePane(id="tune-pane")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -176,6 +179,10 @@ class EaApp(App):
     def on_open_file(self, message: OpenFile) -> None:
         self.open_path(message.path)
 
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self.workspace.refresh()
+        self.query_one(FileList).show_workspace(self.workspace)
+
     def action_toggle_files(self) -> None:
         files = self.query_one(FileList)
         files.toggle_class("-hidden")
@@ -200,9 +207,9 @@ class EaApp(App):
 
     def _focus_pane(self, pane: str) -> None:
         target = {"source": "#source-view", "assembly": "#asm-code", "stages": "#stage-view",
-                  "bench": "#bench-pane"}[pane]
+                  "bench": "#bench-pane", "tune": "#tune-pane"}[pane]
         widget = self.query_one(target)
-        if pane == "bench":
+        if pane in ("bench", "tune"):
             widget.focus_first()
         else:
             widget.focus()
@@ -246,6 +253,13 @@ class EaApp(App):
 
     def cancel_bench(self) -> None:
         self.query_one(BenchPane).cancel()
+
+    def run_tune(self, quick: bool = False) -> None:
+        self.action_pane("tune")
+        self.query_one(TunePane).start(quick=quick)
+
+    def cancel_tune(self) -> None:
+        self.query_one(TunePane).cancel()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -1,5 +1,5 @@
 """The command palette's Eä commands (ctrl+p): open files, switch panes and
-stages, change the target, toggle the theme, run benchmarks."""
+stages, change the target, toggle the theme, run benchmarks and tuning."""
 from __future__ import annotations
 
 from functools import partial
@@ -22,7 +22,7 @@ def app_commands(app) -> list[Command]:
     out.append(("Open file or folder…", "type a path or browse", app.action_open_file))
     out.append(("Toggle file list", "show or hide the .ea files of the folder (f)", app.action_toggle_files))
     for key, (pane, title) in enumerate([("source", "Source"), ("assembly", "Assembly"), ("stages", "Stages"),
-                                         ("bench", "Bench")], 1):
+                                         ("bench", "Bench"), ("tune", "Tune")], 1):
         out.append((f"Pane: {title}", f"switch to the {title} pane ({key})", partial(app.action_pane, pane)))
     for stage, title in STAGES:
         out.append((f"Stage: {title}", "show this compiler stage in the Stages pane", partial(app.show_stage, stage)))
@@ -38,6 +38,9 @@ def app_commands(app) -> list[Command]:
     out.append(("Run benchmarks", "the checked benches and sizes of the Bench pane (b)", partial(app.run_bench, False)))
     out.append(("Run benchmarks (quick)", "fewer repetitions (x)", partial(app.run_bench, True)))
     out.append(("Cancel benchmarks", "stop the run in progress (c)", app.cancel_bench))
+    out.append(("Tune", "search faster variants of the Tune pane's function (s)", partial(app.run_tune, False)))
+    out.append(("Tune (quick)", "short measurements (x)", partial(app.run_tune, True)))
+    out.append(("Cancel tuning", "stop the search; the best so far is kept (c)", app.cancel_tune))
     out.append(("Recompile", "compile the file again now (r)", app.action_recompile))
     out.append(("Help: keys", "every key binding (? or F1)", app.action_help))
     return out

@@ -16,3 +16,7 @@ class SourceCursor(Message):
 class OpenFile(Message):
     """The user chose a file to open."""
     path: str
+
+
+class FilesChanged(Message):
+    """A pane wrote a file into the workspace folder (the file list shows it)."""

@@ -47,3 +47,7 @@ def test_stages_screen(snap_compare, in_examples):
 
 def test_help_screen(snap_compare, in_examples):
     assert snap_compare(make_app(in_examples), terminal_size=SIZE, run_before=run_before("question_mark"))
+
+
+def test_tune_screen(snap_compare, in_examples):
+    assert snap_compare(make_app(in_examples), terminal_size=SIZE, run_before=run_before("5"))

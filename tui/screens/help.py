@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Everywhere", [
-        ("1 2 3 4", "Source, Assembly, Stages, Bench pane"),
+        ("1 2 3 4 5", "Source, Assembly, Stages, Bench, Tune pane"),
         ("f", "show or hide the file list"),
         ("o", "open a file or folder"),
         ("T", "target: CPU, AVX-512, AArch64 triple, optimisation level"),
@@ -44,6 +44,13 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("x", "quick run (fewer repetitions)"),
         ("c", "cancel the run"),
         ("space", "check or uncheck a bench or size"),
+    ]),
+    ("Tune", [
+        ("s", "tune the function picked, in the spaces checked"),
+        ("x", "quick tune (short measurements)"),
+        ("c", "cancel: the best found so far is kept"),
+        ("A", "apply the best in place (the original is kept as <stem>.ea.orig)"),
+        ("w", "write the best beside the kernel as <stem>.tuned.ea"),
     ]),
 ]
 

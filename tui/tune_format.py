@@ -1,0 +1,153 @@
+"""How a tuning run reads in the Tune pane: the run's log built from the
+engine's events (counts, best so far, the chart's series), attempt table
+cells, the progress line, the coloured diff, and the pane's choices turned
+into a TuneConfig (with the user-facing reason when they do not make one)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.text import Text
+from textual.content import Content
+
+from ea_compiler import Options
+from ea_compiler.tooling import Attempt, TuneConfig, TuneEvent, TuneResult
+from ea_compiler.tooling import fmt_time as fmt_ns
+
+COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
+SPACES = ("params", "transforms", "agent")
+STRATEGIES = ("auto", "exhaustive", "random", "local")
+EVERY_FUNCTION = "*"  # the function picker's value for "every benched function"
+_LABEL_WIDTH = 44
+_REASON_WIDTH = 64
+OUTCOME_STYLES = {"accepted": "bold green", "slower": "yellow", "noise": "dim", "wrong": "bold red",
+                  "compile-error": "red", "crashed": "bold red", "timeout": "red", "error": "red",
+                  "not-applicable": "dim", "duplicate": "dim"}
+Point = tuple[int, float]  # (attempt number, µs)
+
+
+def fmt_us(us: float | None) -> str:
+    return "-" if us is None else fmt_ns(us * 1000.0)
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def attempt_cells(a: Attempt) -> list:
+    """One table row: number, variant, outcome, score (marked when it came from the cache), reason."""
+    score = fmt_us(a.score_us) + (" (cached)" if a.cached and a.score_us is not None else "")
+    return [str(a.index), _clip(a.label, _LABEL_WIDTH), Text(a.outcome, style=OUTCOME_STYLES.get(a.outcome, "")),
+            score, _clip(a.reason, _REASON_WIDTH) or "-"]
+
+
+@dataclass
+class TuneLog:
+    """What the pane knows of a run, built from its events in order."""
+    baseline_us: float | None = None
+    best_us: float | None = None
+    evaluated: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    cache_hits: int = 0
+    message: str = ""
+    best_label: str = ""
+    attempts: list[Attempt] = field(default_factory=list)
+    best_points: list[Point] = field(default_factory=list)  # best so far after each attempt (0: baseline)
+    scores: list[Point] = field(default_factory=list)  # each timed attempt's own score
+
+    def add(self, e: TuneEvent) -> Attempt | None:
+        """Take one event; returns the attempt it reports, if any."""
+        self.evaluated, self.accepted, self.rejected, self.cache_hits = e.evaluated, e.accepted, e.rejected, \
+            e.cache_hits
+        if e.baseline_us is not None:
+            self.baseline_us = e.baseline_us
+        if e.best_us is not None:
+            self.best_us = e.best_us
+        if e.message:
+            self.message = e.message
+        if e.kind == "baseline" and self.baseline_us is not None:
+            self.best_points = [(0, self.baseline_us)]
+        a = e.attempt if e.kind == "attempt" else None
+        if a is None:
+            return None
+        self.attempts.append(a)
+        if a.accepted:
+            self.best_label = a.label
+        if a.score_us is not None:
+            self.scores.append((a.index, a.score_us))
+        if self.best_us is not None:
+            self.best_points.append((a.index, self.best_us))
+        return a
+
+
+def progress_line(log: TuneLog, final: TuneResult | None = None) -> Content:
+    """`attempts 5  accepted 1  rejected 4  cache hits 2  best 10.2 µs  baseline 20.4 µs  2.00×`: the
+    search's numbers while it runs; once it is done, those of `final` (the best and the original
+    measured together at every size, as `ea tune` reports them)."""
+    parts: list = [("attempts ", "$text-muted"), f"{len(log.attempts)}", ("  accepted ", "$text-muted"),
+                   (f"{log.accepted}", "$text-success" if log.accepted else ""), ("  rejected ", "$text-muted"),
+                   f"{log.rejected}"]
+    if log.cache_hits:
+        parts += [("  cache hits ", "$text-muted"), f"{log.cache_hits}"]
+    baseline, best = (final.baseline_us, final.best_us) if final is not None else (log.baseline_us, log.best_us)
+    if baseline is not None:
+        best = best if best is not None else baseline
+        parts += [("  best ", "$text-muted"), (fmt_us(best), "bold"), ("  baseline ", "$text-muted"),
+                  fmt_us(baseline)]
+        if best > 0:
+            speedup = baseline / best
+            parts.append((f"  {speedup:.2f}×", "$text-success bold" if speedup > 1.0 else ""))
+    return Content.assemble(*parts)
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff with added, removed and hunk lines coloured."""
+    parts: list = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "$text-accent"
+        elif line.startswith("+"):
+            style = "$text-success"
+        elif line.startswith("-"):
+            style = "$text-error"
+        else:
+            style = ""
+        parts += [(line, style) if style else line, "\n"]
+    return Content.assemble(*parts[:-1])
+
+
+def backup_path(kernel: Path) -> Path:
+    """Where `write_result(..., apply=True)` keeps the original: `<stem>.ea.orig`."""
+    return kernel.with_name(kernel.name + ".orig")
+
+
+class ChoiceError(ValueError):
+    """The pane's choices do not make a run; str() says what to change."""
+
+
+def _number(text: str, what: str, kind: type) -> int | float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ChoiceError(f"{what} must be a {'whole ' if kind is int else ''}number, not {text!r}.") from None
+
+
+def make_config(kernel: Path, function: str, spaces: list[str], strategy: str, budget: str, time_s: str,
+                propose_cmd: str, quick: bool, options: Options) -> TuneConfig:
+    """The run the pane's choices describe. Raises ChoiceError for what the pane checks
+    (a space chosen, numbers that parse) and TuneError for what the engine's config
+    refuses (an agent without a command, bounds that are not positive)."""
+    if not spaces:
+        raise ChoiceError("Check at least one space to search: params, transforms or agent.")
+    return TuneConfig(kernel=kernel, functions=None if function == EVERY_FUNCTION else [function],
+                      spaces=tuple(s for s in SPACES if s in spaces), strategy=strategy,
+                      budget=_number(budget, "The budget", int), time_s=_number(time_s, "The time bound", float),
+                      propose_cmd=(propose_cmd.strip() or None) if "agent" in spaces else None, quick=quick,
+                      options=options)
