@@ -69,7 +69,8 @@ def quick_fixes(diagnostics: list[Diagnostic], source: SourceFile, uri: str,
 
 def register(server) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                    lsp.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE], resolve_provider=False))
+                    # resolve: the rewrites' edits (tune_actions.py) for clients that ask for them so
+                    lsp.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE], resolve_provider=True))
     @guarded("textDocument/codeAction")
     async def code_action(ls, params: lsp.CodeActionParams):
         only = params.context.only

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from ea_compiler import Options
@@ -222,3 +223,57 @@ async def test_small_step_kernel_unrolled(client):
     assert [a.title for a in found] == ["Unroll \u00d74", "Unroll \u00d72", "Unroll \u00d78"] + PREFETCH_TITLES
     assert apply_workspace_edit(STEP_1, uri, found[0].edit) == STEP_4
     assert "    y[i + 3] = a * x[i + 3]\n}" in STEP_4 and analyze(STEP_4, "step.ea", HASWELL).ok
+
+
+# ---- a client that resolves the edits -------------------------------------------
+
+RESOLVING = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+    code_action=lsp.CodeActionClientCapabilities(
+        data_support=True, resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"]))))
+
+
+@pytest_lsp.fixture(scope="module", config=SERVER)
+async def resolving(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=RESOLVING, initialization_options=HASWELL_SETTINGS))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_edits_come_from_resolve(resolving):
+    uri = "file:///tune/resolve.ea"
+    open_doc(resolving, uri, TEXT)
+    found = rewrites_of(await actions(resolving, uri, at(TEXT, "while", 4, nth=1)))
+    assert [a.title for a in found] == UNROLL_TITLES
+    assert all(a.edit is None for a in found)
+    resolved = await resolving.code_action_resolve_async(found[0])
+    loop = TEXT.index("    while", TEXT.index("func max_f32"))
+    assert apply_workspace_edit(TEXT, uri, resolved.edit) == TEXT[:loop] + UNROLLED_X4 + TEXT[loop:]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_resolve_after_the_site_is_gone(resolving):
+    uri = "file:///tune/gone.ea"
+    open_doc(resolving, uri, TEXT)
+    (first, *_) = rewrites_of(await actions(resolving, uri, at(TEXT, "while", 4, nth=1)))
+    start = TEXT.index("export func max_f32")
+    end = TEXT.index("export func min_f32")
+    resolving.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=TEXT[:start] + TEXT[end:])]))
+    with pytest.raises(JsonRpcException) as info:
+        await resolving.code_action_resolve_async(first)
+    assert info.value.code == -32803
+    assert info.value.message == "Unroll ×4 with 4 accumulators: the code changed: it no longer applies here"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_resolve_with_unusable_data(resolving):
+    bad = lsp.CodeAction(title="Unroll", kind=lsp.CodeActionKind.RefactorRewrite,
+                         data={"eaRewrite": {"uri": 3, "site": "unroll"}})
+    with pytest.raises(JsonRpcException) as info:
+        await resolving.code_action_resolve_async(bad)
+    assert info.value.code == -32602 and "unusable data" in info.value.message
+    plain = lsp.CodeAction(title="something else", data={"other": 1})
+    assert (await resolving.code_action_resolve_async(plain)).title == "something else"
