@@ -54,6 +54,9 @@ def kernel(tmp_path_factory) -> Path:
     (folder / "tuned.bench.toml").write_text(SUITE + "\n[tune.params]\nLANES = [8, 16]\n")
     shutil.copy(EXAMPLES / "reductions.ea", folder / "better.ea")
     (folder / "better.bench.toml").write_text(SUITE + '\n[tune]\ntransforms = ["unroll"]\n')
+    shutil.copy(EXAMPLES / "reductions.ea", folder / "full.ea")  # the example's sizes: a tune long enough to cancel
+    (folder / "full.bench.toml").write_text((EXAMPLES / "reductions.bench.toml").read_text().replace(
+        'baseline = "baselines/reductions.json"\n', ""))
     (folder / "lonely.ea").write_text("export func one() -> i32 {\n    return 1\n}\n")
     return path
 
@@ -214,6 +217,27 @@ async def test_tune_writes_the_better_kernel_beside_the_file(client, kernel):
     assert f"({result['speedup']:.2f}×)" in value
     assert f"- best variant: {result['best_label']}, written to `better.tuned.ea`" in value
     assert f"- accepted {result['accepted']} of 2 evaluated" in value
+
+
+async def test_tune_cancelled_through_the_progress(client, kernel):
+    uri, text = opened(client, kernel.parent / "full.ea")
+    before = set(client.progress_reports)
+    run = asyncio.ensure_future(execute(client, "ea.tune", uri, "max_f32"))
+    token = None
+    for _ in range(1200):
+        token = next((t for t in client.progress_reports if t not in before and any(
+            "search" in (getattr(r, "message", "") or "") for r in client.progress_reports[t])), None)
+        if token is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert token is not None, "the search never began"
+    client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(run, 120)
+    assert result["interrupted"] is True and result["evaluated"] <= 1
+    assert client.progress_reports[token][-1].message == "cancelled"
+    assert client.messages[-1].message.startswith("ea.tune max_f32: ")
+    assert "(interrupted: the best found so far)" in client.messages[-1].message
+    assert (kernel.parent / "full.ea").read_text() == text
 
 
 @pytest.mark.parametrize("command, arguments, code, text", [
