@@ -14,14 +14,14 @@ def agent_rounds(run) -> None:
     from .result import Attempt
     cfg = run.cfg
     timeout = cfg.propose_timeout_s or run.settings.propose_timeout_s
-    rounds = DEFAULT_ROUNDS if cfg.budget is None else max(cfg.budget - run.evaluated - run.cache_hits, 0)
+    rounds = DEFAULT_ROUNDS if cfg.budget is None else cfg.budget
     fn = ", ".join(dict.fromkeys(run._function_of(b) for b in run.benches))
     for i in range(1, rounds + 1):
         if run._stop():
             return
         run.tell("message", f"asking the proposer (round {i})")
         text = prompt(cfg.kernel.name, run.best.text, _inspect_text(run), _results(run), _attempts(run))
-        proposal = run_proposer(cfg.propose_cmd, text, timeout, cfg.kernel.parent)
+        proposal = run_proposer(cfg.propose_cmd, text, timeout, cfg.kernel.parent, run.cancel)
         label = f"agent proposal {i}"
         if proposal.text is None:
             run._record(Attempt(len(run.history) + 1, label, proposal.problem, proposal.reason, function=fn))

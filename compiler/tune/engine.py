@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..analysis import Analysis, analyze
 from ..bench.suite import BenchError, find_suite, load_suite
+from ..bench.timing import Cancelled
 from . import transforms as T
 from .cache import Cache, digest, normalised
 from .config import TuneConfig, TuneError, read_settings
@@ -41,6 +42,7 @@ class TuneEvent:
     accepted: int = 0
     rejected: int = 0
     cache_hits: int = 0
+    best_source: str | None = None  # the current best kernel (for a live diff)
 
 
 def tune_targets(kernel) -> list[Target]:
@@ -102,6 +104,8 @@ class _Run:
         self.evaluated = self.cache_hits = self.accepted = 0
         self.scores: dict[str, float] = {}
         self.last_eval: Evaluation | None = None
+        self.phase_budget: int | None = None
+        self.phase_deadline: float | None = None
 
     def _chosen_benches(self) -> list[str]:
         functions = self.cfg.functions
@@ -116,18 +120,27 @@ class _Run:
 
     # -- the run ------------------------------------------------------------------------
     def go(self) -> TuneResult:
-        base = self._baseline()
+        try:
+            base = self._baseline()
+        except Cancelled:
+            raise TuneError("cancelled while measuring the original kernel") from None
         self.best = base
         interrupted = False
+        searched = {"params", "transforms"} & set(self.cfg.spaces)
+        phases = list(dict.fromkeys(self._function_of(b) for b in self.benches)) if searched else []
+        if "agent" in self.cfg.spaces:
+            phases.append(None)
         try:
-            for fn in dict.fromkeys(self._function_of(b) for b in self.benches):
+            for left, fn in zip(range(len(phases), 0, -1), phases):
+                self._share(left)
                 if self._stop():
                     break
-                self._search_function(fn)
-            if "agent" in self.cfg.spaces and not self._stop():
-                from .agent import agent_rounds
-                agent_rounds(self)
-        except KeyboardInterrupt:
+                if fn is not None:
+                    self._search_function(fn)
+                else:
+                    from .agent import agent_rounds
+                    agent_rounds(self)
+        except (KeyboardInterrupt, Cancelled):
             interrupted = True
         interrupted = interrupted or self.cancel.is_set()
         return self._finish(base, interrupted)
@@ -135,19 +148,33 @@ class _Run:
     def _function_of(self, bench: str) -> str:
         return next(b.function for b in self.suite.benches if b.name == bench)
 
+    def _share(self, phases_left: int) -> None:
+        """This phase's part of what is left of the budget and the time: each function the
+        suite benches (and the agent) gets its turn."""
+        used = self.evaluated + self.cache_hits
+        self.phase_budget = None if self.cfg.budget is None else \
+            used + max((self.cfg.budget - used) // phases_left, 1)
+        self.phase_deadline = None if self.cfg.time_s is None else \
+            time.monotonic() + (self.t0 + self.cfg.time_s - time.monotonic()) / phases_left
+
     def _stop(self) -> bool:
         if self.cancel.is_set():
             return True
-        if self.cfg.time_s is not None and time.monotonic() - self.t0 >= self.cfg.time_s:
+        now = time.monotonic()
+        if self.cfg.time_s is not None and (now - self.t0 >= self.cfg.time_s or
+                                            self.phase_deadline is not None and now >= self.phase_deadline):
             return True
-        return self.cfg.budget is not None and self.evaluated + self.cache_hits >= self.cfg.budget
+        used = self.evaluated + self.cache_hits
+        return self.cfg.budget is not None and (used >= self.cfg.budget or
+                                                self.phase_budget is not None and used >= self.phase_budget)
 
     def tell(self, kind: str, message: str = "", attempt: Attempt | None = None) -> None:
         if self.progress is None:
             return
         rejected = sum(1 for a in self.history if not a.accepted)
+        best = getattr(self, "best", None)
         self.progress(TuneEvent(kind, message, attempt, self.best_us, self.baseline_us, self.evaluated,
-                                self.accepted, rejected, self.cache_hits))
+                                self.accepted, rejected, self.cache_hits, best.text if best else None))
 
     @property
     def best_us(self) -> float | None:
@@ -180,7 +207,7 @@ class _Run:
     def _evaluate(self, candidate: Path, incumbent: Path | None, benches: list[str],
                   reference: bool = False) -> Evaluation:
         return run_worker(self.suite.path, candidate, incumbent, benches, self.cfg.options, self.cfg.quick,
-                          self.cfg.eval_timeout_s, reference)
+                          self.cfg.eval_timeout_s, reference, self.cancel)
 
     # -- searching ----------------------------------------------------------------------
     def _search_function(self, fn: str) -> None:

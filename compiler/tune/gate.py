@@ -5,9 +5,7 @@ measured noise is not accepted."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -15,6 +13,7 @@ from pathlib import Path
 
 from ..bench.suite import size_label
 from ..options import Options
+from . import procs
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
 RULES = 3  # the decision rules' version: part of the cache key, since cached decisions replay
@@ -36,39 +35,27 @@ class Evaluation:
 
 
 def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list[str], options: Options,
-               quick: bool, timeout_s: float, reference: bool = False) -> Evaluation:
+               quick: bool, timeout_s: float, reference: bool = False, cancel=None) -> Evaluation:
+    """Raises bench.timing.Cancelled when `cancel` is set while the worker runs."""
     with tempfile.TemporaryDirectory(prefix="ea-tune-") as tmp:
         req_path, result = Path(tmp) / "request.json", Path(tmp) / "result.json"
         req_path.write_text(json.dumps({
             "suite": str(suite), "candidate": str(candidate), "incumbent": str(incumbent) if incumbent else None,
             "tuned": tuned, "options": asdict(options), "quick": quick, "reference": reference,
             "result": str(result)}))
-        proc = subprocess.Popen([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            _, err = proc.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
+            code, _, err = procs.run([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
+                                     timeout_s=timeout_s, cancel=cancel, keep_stdout=False)
+        except procs.TimedOut:
             return Evaluation("timeout", f"no result within {timeout_s:g} s (a hang or an endless loop?)")
-        except BaseException:  # Ctrl-C: the worker is in its own session and would run on
-            _kill(proc)
-            raise
-        if proc.returncode < 0:
-            name = signal.Signals(-proc.returncode).name
+        if code < 0:
+            name = signal.Signals(-code).name
             return Evaluation("crashed", f"the variant crashed the process ({name})")
-        if proc.returncode != 0 or not result.exists():
+        if code != 0 or not result.exists():
             tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
             return Evaluation("error", f"the evaluation failed: {tail[0]}")
         data = json.loads(result.read_text())
     return Evaluation(data["outcome"], data.get("reason", ""), data.get("benches", {}), data.get("facts", {}))
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
 
 
 @dataclass

@@ -3,11 +3,10 @@ stdin and read a complete kernel back from its stdout. The command is never
 trusted: what it returns goes through the same gate as every other variant."""
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
 from dataclasses import dataclass
+
+from . import procs
 
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n(.*?)```", re.DOTALL)
 STDOUT_LIMIT = 1 << 20
@@ -43,35 +42,22 @@ def prompt(kernel_name: str, source: str, inspect_text: str, results: list[str],
     return "\n".join(lines)
 
 
-def run_proposer(command: str, text: str, timeout_s: float, cwd) -> Proposal:
+def run_proposer(command: str, text: str, timeout_s: float, cwd, cancel=None) -> Proposal:
+    """Raises bench.timing.Cancelled when `cancel` is set while the command runs."""
     try:
-        proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        code, out, err = procs.run(command, shell=True, stdin=text.encode(), timeout_s=timeout_s, cancel=cancel,
+                                   cwd=cwd)
+    except procs.TimedOut:
+        return Proposal(None, "timeout", f"the proposer gave no answer within {timeout_s:g} s")
     except OSError as err:
         return Proposal(None, "error", f"cannot run the proposer: {err.strerror or err}")
-    try:
-        out, err = proc.communicate(text.encode(), timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        return Proposal(None, "timeout", f"the proposer gave no answer within {timeout_s:g} s")
-    except BaseException:
-        _kill(proc)
-        raise
-    if proc.returncode != 0:
+    if code != 0:
         tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
-        return Proposal(None, "error", f"the proposer exited with status {proc.returncode}: {tail[0]}")
+        return Proposal(None, "error", f"the proposer exited with status {code}: {tail[0]}")
     reply = out[:STDOUT_LIMIT].decode("utf-8", "replace")
     if not reply.strip():
         return Proposal(None, "error", "the proposer printed nothing")
     return Proposal(extract(reply))
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
 
 
 def extract(stdout: str) -> str:

@@ -97,3 +97,38 @@ def test_the_agent_space_needs_a_command(project):
     kernel, _ = project
     with pytest.raises(TuneError, match="needs a proposer command"):
         TuneConfig(kernel=kernel, spaces=("agent",))
+
+
+HANG = """export func max_f32(x: *restrict f32, n: i32) -> f32 {
+    let mut i: i32 = 0
+    while i < n {
+        i = i * 1
+    }
+    return x[0]
+}
+"""
+
+
+def test_a_variant_that_hangs_is_a_timeout(project, tmp_path):
+    kernel, _ = project
+    result = run_agent(kernel, proposer(tmp_path, HANG), eval_timeout_s=5)
+    [attempt] = result.history
+    assert attempt.outcome == "timeout"
+    assert attempt.reason == "no result within 5 s (a hang or an endless loop?)"
+
+
+def test_cancel_stops_a_variant_in_the_middle_of_its_evaluation(project, tmp_path):
+    import threading
+    import time
+    kernel, _ = project
+    cancel = threading.Event()
+    started = []
+
+    def on_event(ev):
+        if ev.kind == "message" and ev.message.startswith("asking the proposer"):
+            started.append(time.monotonic())
+            threading.Timer(2.0, cancel.set).start()
+    cfg = TuneConfig(kernel=kernel, spaces=("agent",), propose_cmd=proposer(tmp_path, HANG), budget=1, quick=True)
+    result = tune(cfg, progress=on_event, cancel=cancel)
+    assert result.interrupted and result.history == []
+    assert time.monotonic() - started[0] < 30  # not the 300 s evaluation limit

@@ -91,3 +91,16 @@ def test_fresh_measures_again(project):
     kernel = with_params(project)
     params_run(kernel)
     assert params_run(kernel, fresh=True).evaluated == 2
+
+
+def test_the_budget_is_shared_between_the_functions_the_suite_benches(project):
+    kernel, suite = project
+    two = kernel.read_text() + kernel.read_text().split("const LANES: i32 = 8\n")[1].replace("max_f32", "max2_f32")
+    kernel.write_text(two)
+    suite.write_text(PARAM_SUITE_TUNE + suite.read_text() + suite.read_text().replace("max_f32", "max2_f32"))
+    result = tune(TuneConfig(kernel=kernel, spaces=("params",), quick=True, budget=2))
+    assert [(a.function, a.label, a.outcome) for a in result.history] == [
+        ("max_f32", "LANES=4", "wrong"),
+        ("max2_f32", "LANES=4", "duplicate"),  # the same program as tried for max_f32: not counted
+        ("max2_f32", "LANES=16", "wrong")]
+    assert result.evaluated == 2

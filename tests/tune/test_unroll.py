@@ -173,6 +173,67 @@ def test_integer_and_scalar_accumulators_start_at_the_identity():
     assert block.endswith("    s = (s + s_1) + (s_2 + s_3)\n")
 
 
+STRICT = """\
+export func ssum_lt(x: *f32, n: i32) -> f32 {
+    let mut s: f32 = 0.0
+    let mut i: i32 = 0
+    while i < n {
+        s = s + x[i] * x[i]
+        i = i + 1
+    }
+    return s
+}
+
+export func diff_lt(x: *restrict f32, y: *restrict mut f32, n: i32) {
+    let mut i: i32 = 0
+    while i < n - 1 {
+        y[i] = x[i + 1] - x[i]
+        i = i + 1
+    }
+}
+"""
+
+
+def test_a_step_1_loop_written_i_lt_n_is_unrolled():
+    rw = rewrite(STRICT, "unroll", "ssum_lt", 4)
+    assert rw.title == "Unroll \u00d74 with 4 accumulators"
+    assert _insertion(STRICT, rw.text) == """\
+    let mut s_1: f32 = 0.0
+    let mut s_2: f32 = 0.0
+    let mut s_3: f32 = 0.0
+    while i + 4 <= n {
+        s = s + x[i] * x[i]
+        s_1 = s_1 + x[i + 1] * x[i + 1]
+        s_2 = s_2 + x[i + 2] * x[i + 2]
+        s_3 = s_3 + x[i + 3] * x[i + 3]
+        i = i + 4
+    }
+    s = (s + s_1) + (s_2 + s_3)
+"""
+    # the original loop stays as written, for the remainder
+    assert "    s = (s + s_1) + (s_2 + s_3)\n    while i < n {\n" in rw.text
+    rw = rewrite(STRICT, "unroll", "diff_lt", 2)
+    assert _insertion(STRICT, rw.text) == """\
+    while i + 2 <= n - 1 {
+        y[i] = x[i + 1] - x[i]
+        y[i + 1] = x[i + 2] - x[i + 1]
+        i = i + 2
+    }
+"""
+
+
+def test_a_step_1_loop_written_i_lt_n_gives_equal_results(tmp_path):
+    after = rewrite_each(rewrite_each(STRICT, "unroll", ["ssum_lt"], 4), "unroll", ["diff_lt"], 8)
+    k0, k1 = load_pair(tmp_path, STRICT, after)
+    for n in lengths(8) + [2, 3, 5]:
+        x = random_f32(n, n)
+        assert np.isclose(k1.ssum_lt(x), k0.ssum_lt(x), rtol=1e-5), n
+        y0, y1 = np.zeros(n, np.float32), np.zeros(n, np.float32)
+        k0.diff_lt(x, y0)
+        k1.diff_lt(x, y1)
+        assert np.array_equal(y0, y1), n
+
+
 def test_elementwise_loop_renames_its_locals():
     rw = rewrite(ELEMENTWISE, "unroll", "scale_add", 2)
     assert rw.title == "Unroll \u00d72"
@@ -345,7 +406,9 @@ export func f({params}) -> f32 {{
 
 @pytest.mark.parametrize("src, reason", [
     (_variant("while i < n {\n        acc = acc .+ load(x, i)\n        i = i + 8\n    }"),
-     "the loop condition is not of the form `i + step <= n`"),
+     "the loop tests `i < n` but advances 'i' by more than 1 (its last step may be partial)"),
+    (_variant("while i != n {\n        acc = acc .+ splat(x[i])\n        i = i + 1\n    }"),
+     "the loop condition is not of the form `i + step <= n` (or `i < n` with step 1)"),
     (_variant("while i + 8 <= n {\n        acc = acc .+ load(x, i)\n        if acc[0] > 1.0 {\n"
               "            i = i + 1\n        }\n        i = i + 8\n    }"),
      "the loop body assigns or redeclares 'i' besides advancing it"),
@@ -375,6 +438,38 @@ export func f({params}) -> f32 {{
 ])
 def test_loops_that_cannot_be_unrolled_say_why(src, reason):
     assert _reason(src, "f") == reason
+
+
+def test_an_outer_loop_is_not_unrolled_its_inner_loop_is():
+    src = _variant("while i + 8 <= n {\n        let mut j: i32 = 0\n        while j < 8 {\n"
+                   "            acc = acc .+ splat(x[i + j])\n            j = j + 1\n        }\n"
+                   "        i = i + 8\n    }")
+    assert [s.line for s in sites(src, "unroll", "f")] == [6]
+    a = analyze(src, "t.ea")
+    with pytest.raises(NotApplicable) as err:
+        MODULES["unroll"].edits(a, _loop_site(src, "f"), 4)
+    assert str(err.value) == "the loop body holds a loop (unroll the inner loop instead)"
+
+
+def test_a_remainder_loop_is_not_unrolled():
+    main = "\n    while i + 8 <= n {\n        acc = acc .+ load(x, i)\n        i = i + 8\n    }"
+    rest = "while i < n {\n        acc = acc .+ splat(x[i])\n        i = i + 1\n    }"
+    src = _variant(rest, before=main)
+    assert [s.line for s in sites(src, "unroll", "f")] == [4]
+    a = analyze(src, "t.ea")
+    with pytest.raises(NotApplicable) as err:
+        MODULES["unroll"].edits(a, _loop_site(src, "f", marker="while i < n"), 4)
+    assert str(err.value) == "the loop runs what the loop at line 4 leaves (fewer iterations than its step)"
+    # with the index reset in between, or up to another bound, the second loop is a loop of its own
+    reset = _variant(rest, before=main + "\n    i = 0")
+    assert [s.line for s in sites(reset, "unroll", "f")] == [4, 9]
+    other = _variant(rest.replace("i < n", "i < 2 * n"), before=main)
+    assert [s.line for s in sites(other, "unroll", "f")] == [4, 8]
+    # the examples' scalar remainder loops are not offered
+    for name in ("dot.ea", "dot_i8.ea"):
+        src = (ROOT / "examples" / name).read_text()
+        lines = [s.line for s in sites(src, "unroll")]
+        assert not any(src.splitlines()[n - 1].strip() == "while i < n {" for n in lines), (name, lines)
 
 
 def test_kernels_without_a_scalar_tail_are_not_unrolled():

@@ -10,11 +10,11 @@ described in `base.py`; this registry is the one list of them.
 from __future__ import annotations
 
 from ...analysis import Analysis, analyze
-from . import fma, prefetch, restrict, stream_store, unroll, widen
+from . import fma, interchange, prefetch, restrict, stream_store, unroll, widen
 from .base import Edit, NotApplicable, Rewrite, Site, splice
 
 # name -> module, in the order the tuner applies them
-MODULES: dict = {m.NAME: m for m in (widen, unroll, fma, prefetch, stream_store, restrict)}
+MODULES: dict = {m.NAME: m for m in (interchange, widen, fma, unroll, prefetch, stream_store, restrict)}
 
 
 def find_sites(analysis: Analysis, function: str | None = None, only=None) -> list[Site]:

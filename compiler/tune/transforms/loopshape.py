@@ -4,7 +4,12 @@ independent partial results) and the locals declared in the body.
 
 The shape (LANGUAGE.md §4): `while I + K <= N { ...; I = I + K }` with `I`
 a mutable integer local, `K` a positive constant, `N` free of side effects
-and of anything the body assigns, and `I` assigned nowhere else."""
+and of anything the body assigns, and `I` assigned nowhere else; or
+`while I < N { ...; I = I + 1 }`, the same loop when the step is 1 (with a
+larger step `I < N` also runs a last, partial step). A loop that holds a
+loop is left alone (unrolling it copies the inner loop, which gains
+nothing), and so is a loop finishing what an earlier loop over the same
+index and bound left (fewer iterations than that loop's step)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,6 +42,7 @@ class WhileLoop:
     accumulators: tuple[Accumulator, ...]
     lets: tuple[str, ...]  # names declared in the body, in order
     start: int  # where the statement holding the loop starts (an `unroll(N)` hint in front included)
+    strict: bool = False  # written `I < N` (step 1): the unrolled loop tests `I + k <= N`
 
 
 _SUM = {"+": "sum", ".+": "sum", "*": "product", ".*": "product", "|": "or", ".|": "or", "^": "xor", ".^": "xor"}
@@ -95,21 +101,22 @@ def assigned_in(stmts) -> set[str]:
     return out
 
 
-def _is_pure(e) -> bool:
+def is_pure(e) -> bool:
     return all(isinstance(n, _PURE) for n in A.walk([e]))
 
 
 def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     """The loop's plan, or NotApplicable saying why it cannot be unrolled."""
     cond = A.unparen(w.cond)
-    if not (isinstance(cond, A.Binary) and cond.op == "<="):
-        raise NotApplicable("the loop condition is not of the form `i + step <= n`")
-    head = A.unparen(cond.left)
-    if not (isinstance(head, A.Binary) and head.op == "+" and isinstance(A.unparen(head.left), A.Name)):
-        raise NotApplicable("the loop condition is not of the form `i + step <= n`")
-    index, step, bound = A.unparen(head.left).name, head.right, cond.right
-    ty = A.unparen(head.left).ty
-    sym = analysis.symbol_at(A.unparen(head.left).span.start)
+    head = A.unparen(cond.left) if isinstance(cond, A.Binary) else None
+    strict = isinstance(cond, A.Binary) and cond.op == "<" and isinstance(head, A.Name)
+    if not strict and not (isinstance(cond, A.Binary) and cond.op == "<=" and isinstance(head, A.Binary)
+                           and head.op == "+" and isinstance(A.unparen(head.left), A.Name)):
+        raise NotApplicable("the loop condition is not of the form `i + step <= n` (or `i < n` with step 1)")
+    var = head if strict else A.unparen(head.left)
+    index, bound = var.name, cond.right
+    ty = var.ty
+    sym = analysis.symbol_at(var.span.start)
     if not (isinstance(ty, T.Scalar) and ty.is_integer and sym is not None and sym.kind == "local"):
         raise NotApplicable(f"'{index}' is not a mutable integer local")
     stmts = w.body.stmts
@@ -119,6 +126,10 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     inc = A.unparen(last.value)
     if not (isinstance(inc, A.Binary) and inc.op == "+" and _is_name(inc.left, index)):
         raise NotApplicable(f"the loop body does not end with `{index} = {index} + step`")
+    if strict and const_value(analysis, inc.right) != 1:
+        raise NotApplicable(f"the loop tests `{index} < n` but advances '{index}' by more than 1 "
+                            "(its last step may be partial)")
+    step = inc.right if strict else head.right
     k = const_value(analysis, step)
     if k is None or k <= 0:
         raise NotApplicable("the step is not a positive constant")
@@ -130,10 +141,13 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     for s in A.statements(work):
         if isinstance(s, A.Return):
             raise NotApplicable("the loop body returns")
+        if isinstance(s, (A.While, A.For, A.ForEach)):
+            raise NotApplicable("the loop body holds a loop (unroll the inner loop instead)")
+    _not_a_remainder(analysis, func, w, index, bound)
     assigned = assigned_in(work)
     if index in assigned:
         raise NotApplicable(f"the loop body assigns or redeclares '{index}' besides advancing it")
-    if not _is_pure(bound) or not _is_pure(step):
+    if not is_pure(bound) or not is_pure(step):
         raise NotApplicable("the loop bound or step has side effects")
     if any(n.name in assigned for n in names_in([bound, step])):
         raise NotApplicable("the loop body changes the loop bound")
@@ -145,7 +159,42 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     accs = tuple(_accumulators(analysis, work, index, set(lets)))
     hinted = next((s for s in A.statements(func.body.stmts) if isinstance(s, A.Unroll) and s.loop is w), None)
     start = w.span.start if hinted is None else hinted.span.start
-    return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets), start)
+    return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets), start, strict)
+
+
+def _not_a_remainder(analysis: Analysis, func, w: A.While, index: str, bound) -> None:
+    """NotApplicable when the statements before `w` in its block end with a
+    loop over `index` to the same bound, with `index` not reset since: `w`
+    then runs the fewer-than-a-step iterations that loop left."""
+    siblings = block_of(func, w)
+    before = siblings[:next(n for n, s in enumerate(siblings) if _holds(s, w))]
+    text = analysis.source.data[bound.span.start:bound.span.end]
+    for s in reversed(before):
+        loop = s.loop if isinstance(s, A.Unroll) else s
+        if not isinstance(loop, A.While) or index not in assigned_in(loop.body.stmts):
+            if index in assigned_in([s]):
+                return
+            continue
+        cond = A.unparen(loop.cond)
+        if isinstance(cond, A.Binary) and cond.op in ("<", "<=") \
+                and analysis.source.data[cond.right.span.start:cond.right.span.end] == text:
+            raise NotApplicable(f"the loop runs what the loop at line {loop.span.line} leaves "
+                                f"(fewer iterations than its step)")
+        return
+
+
+def block_of(func, stmt) -> list:
+    """The statement list `stmt` is written in (a function's body, a branch, a
+    loop body), directly or under an `unroll(N)` hint."""
+    roots = [func.body] + ([func.tail_body] if isinstance(func, A.Kernel) and func.tail_body else [])
+    for node in A.walk(roots):
+        if isinstance(node, A.Block) and any(_holds(s, stmt) for s in node.stmts):
+            return node.stmts
+    raise NotApplicable("the loop is not in a block of the function")
+
+
+def _holds(s, stmt) -> bool:
+    return s is stmt or (isinstance(s, A.Unroll) and s.loop is stmt)
 
 
 def body_lets(work, later) -> list[str]:
@@ -182,7 +231,7 @@ def _accumulators(analysis: Analysis, work, index: str, lets: set[str]) -> list[
         if name == index or name in lets or len(assigns) != 1:
             continue
         s = assigns[0]
-        found = _reduction(analysis, s, name)
+        found = reduction(analysis, s, name)
         if found is None:
             continue
         kind, op = found
@@ -198,7 +247,7 @@ def _intrinsic(analysis: Analysis, call: A.Call, names: tuple[str, ...]) -> bool
     return isinstance(callee, Intrinsic) and callee.name in names
 
 
-def _reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:
+def reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:
     v = A.unparen(s.value)
     ty = s.target.ty
     if not isinstance(ty, (T.Scalar, T.Vector)) or not (ty.spelled if isinstance(ty, T.Vector) else ty.is_numeric):

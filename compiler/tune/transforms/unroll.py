@@ -120,8 +120,12 @@ def _unroll_while(analysis: Analysis, func, lp: WhileLoop, k: int) -> Edit:
     lines = [f"{indent}let mut {names[a.name][j]}: {a.ty} = {_start_value(a)}\n"
              for a in lp.accumulators for j in range(1, k)]
     cond = lp.node.cond.span
-    lines.append(f"{indent}while {data[cond.start:lp.step.span.start].decode()}{times(analysis, lp.step, k)}"
-                 f"{data[lp.step.span.end:cond.end].decode()} {{\n")
+    if lp.strict:  # `i < n`: k steps of 1 fit while `i + k <= n`
+        bound = data[lp.bound.span.start:lp.bound.span.end].decode()
+        lines.append(f"{indent}while {lp.index} + {times(analysis, lp.step, k)} <= {bound} {{\n")
+    else:
+        lines.append(f"{indent}while {data[cond.start:lp.step.span.start].decode()}{times(analysis, lp.step, k)}"
+                     f"{data[lp.step.span.end:cond.end].decode()} {{\n")
     lines.append(data[start:end].decode())
     up = parents(list(lp.work))
     for j in range(1, k):
