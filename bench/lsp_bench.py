@@ -11,12 +11,16 @@ JSON-RPC client over the pipes of an `eals` process):
   as an editor asks for its visible range, over --hovers edits: scrolling
   (edits in consecutive functions), jumping (each range new), and a line
   inserted and deleted again (the functions below it move);
+- code actions with the cursor in a one-accumulator loop, after an edit of
+  its function (cold: compiled again) and again (cached), and the
+  `codeAction/resolve` of its first rewrite (the rewrite checked clean);
 - completion p95.
 
     .venv/bin/python bench/lsp_bench.py [--edits N] [--hovers N] [--lines N] [--json]
 
 Targets (p95): diagnostics <= 50 ms, cold hover <= 100 ms (p50 <= 50 ms),
-cached hover <= 10 ms, inlay hints for the visible range <= 100 ms, completion <= 30 ms.
+cached hover <= 10 ms, inlay hints for the visible range <= 100 ms, code actions cold <= 100 ms
+(cached <= 10 ms), resolving a rewrite <= 100 ms, completion <= 30 ms.
 Hover and completion are skipped, with a note, if the server does not announce them.
 """
 from __future__ import annotations
@@ -33,7 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 URI = "file:///tmp/lsp_bench.ea"
 TARGETS_MS = {"diagnostics": 50.0, "hover cold": 100.0, "hover cached": 10.0, "inlay scrolling": 100.0,
-              "inlay jumping": 100.0, "inlay new line": 100.0,
+              "inlay jumping": 100.0, "inlay new line": 100.0, "actions cold": 100.0, "actions cached": 10.0,
+              "action resolve": 100.0,
               "completion": 30.0}
 GOOD, BAD = "        acc = acc .+ load_f32x4(a, i)", "        acc = acc + load_f32x4(a, i)"
 
@@ -185,6 +190,36 @@ def hover_after_edits(client: Client, version: int, lines: int, count: int, note
     return summary(cold), summary(cached), version
 
 
+def actions_after_edits(client: Client, version: int, lines: int, count: int, notes: list[str]):
+    """Cold: edit a function, wait for its diagnostics, then ask for the code
+    actions with the cursor in its loop, as an editor does on every cursor
+    move: its machine code is compiled again (the client resolves edits, so
+    the rewrites are not applied yet). Cached: the same request again.
+    Resolve: the edit of its first rewrite (unroll ×4), checked by an
+    analysis of the rewritten file, as when the user picks it."""
+    cold, cached, resolve, response = [], [], [], None
+    functions = lines // 10
+    for n in range(count):
+        k = (n * 7 + 3) % functions
+        version = edit_function(client, version + 1, k)
+        where = {"textDocument": {"uri": URI},
+                 "range": {"start": {"line": 10 * k + 4, "character": 8}, "end": {"line": 10 * k + 4, "character": 8}},
+                 "context": {"diagnostics": []}}
+        ms, response = client.request("textDocument/codeAction", where, timeout=120)
+        cold.append(ms)
+        cached.append(client.request("textDocument/codeAction", where)[0])
+        rewrites = [a for a in response.get("result") or [] if a.get("kind") == "refactor.rewrite"]
+        if rewrites:
+            ms, answer = client.request("codeAction/resolve", rewrites[0], timeout=120)
+            resolve.append(ms)
+            if not (answer.get("result") or {}).get("edit"):
+                notes.append(f"codeAction/resolve gave no edit: {answer}")
+    titles = [a.get("title", "") for a in response.get("result") or []]
+    if not any(t.startswith("Unroll") for t in titles):
+        notes.append(f"code actions in a one-accumulator loop offered no unroll: {titles}")
+    return summary(cold), summary(cached), summary(resolve), version
+
+
 def inlay_after_edits(client: Client, version: int, lines: int, count: int, notes: list[str], jump: bool):
     """Edit a function, wait for its diagnostics, then ask for the inlay hints
     (level "lines") of the 60 lines around it, as an editor asks for its
@@ -240,6 +275,8 @@ def run(edits: int, lines: int, hovers: int = 40) -> dict:
                                                 "capabilities": {
             "workspace": {"inlayHint": {"refreshSupport": True}},  # as VS Code and Neovim >= 0.10 declare
             "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
+                             # as VS Code and Neovim declare: the rewrites' edits come from codeAction/resolve
+                             "codeAction": {"dataSupport": True, "resolveSupport": {"properties": ["edit"]}},
                              "completion": {"completionItem": {"snippetSupport": True}}}}})
         caps = init["result"]["capabilities"]
         client.notify("initialized", {})
@@ -266,6 +303,11 @@ def run(edits: int, lines: int, hovers: int = 40) -> dict:
                                                                                        hovers, notes)
         else:
             notes.append("hover skipped: the server announces no hoverProvider")
+        if caps.get("codeActionProvider"):
+            results["actions cold"], results["actions cached"], results["action resolve"], version = \
+                actions_after_edits(client, version, lines, hovers, notes)
+        else:
+            notes.append("code actions skipped: the server announces no codeActionProvider")
         if caps.get("inlayHintProvider"):
             results["inlay scrolling"], version = inlay_after_edits(client, version, lines, hovers, notes, False)
             results["inlay jumping"], version = inlay_after_edits(client, version, lines, hovers, notes, True)
@@ -300,8 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args(argv)
     results = run(max(args.edits, 1), max(args.lines, 10), max(args.hovers, 1))
-    rows = [key for key in ("diagnostics", "hover cold", "hover cached", "inlay scrolling", "inlay jumping",
-                            "inlay new line", "completion")
+    rows = [key for key in ("diagnostics", "hover cold", "hover cached", "actions cold", "actions cached",
+                            "action resolve", "inlay scrolling", "inlay jumping", "inlay new line", "completion")
             if key in results]
     for key in rows:
         target = TARGETS_MS.get(key)

@@ -45,6 +45,8 @@ from .tune import (Attempt, SizeRow, Target, TuneConfig, TuneError, TuneEvent, T
                    write_result)
 from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
 from .tune.transforms import apply as apply_transform
+from .tune.transforms import locate as locate_site
+from .tune.transforms import title as transform_title
 
 # Reserved words that are not type names (`func`, `return`, `splat`, ...).
 KEYWORD_KINDS = frozenset(KEYWORDS.values()) - TYPE_KINDS
@@ -99,6 +101,7 @@ __all__ = [
     # ea tune: the engine, and the transformations (code actions)
     "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
     "TuneResult", "apply_transform", "find_sites", "tune", "tune_targets", "write_result",
+    "locate_site", "transform_title",
     # helpers
     "gc_paused",
 ]

@@ -30,6 +30,8 @@ class ClientFeatures:
     pull_diagnostics: bool = False
     diagnostic_refresh: bool = False
     inlay_refresh: bool = False
+    work_done_progress: bool = False  # server-initiated $/progress (window/workDoneProgress/create)
+    resolve_action_edit: bool = False  # codeAction/resolve fills in `edit` (and `data` comes back)
 
     @classmethod
     def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> "ClientFeatures":
@@ -45,4 +47,7 @@ class ClientFeatures:
             pull_diagnostics=_get(caps, "text_document.diagnostic") is not None,
             diagnostic_refresh=bool(_get(caps, "workspace.diagnostics.refresh_support")),
             inlay_refresh=bool(_get(caps, "workspace.inlay_hint.refresh_support")),
+            work_done_progress=bool(_get(caps, "window.work_done_progress")),
+            resolve_action_edit="edit" in (_get(caps, "text_document.code_action.resolve_support.properties") or [])
+            and bool(_get(caps, "text_document.code_action.data_support")),
         )

@@ -6,7 +6,8 @@
    `initialize` is special: clients send capabilities that a strict schema
    rejects (unknown enum values, partial objects); the parts that do not
    parse are dropped and the rest is kept, so the session starts.
-2. A refused request (LSP RequestFailed, e.g. a rename of an intrinsic) is a
+2. A refused request (LSP RequestFailed, e.g. a rename of an intrinsic, or
+   InvalidParams, e.g. an executeCommand with arguments that do not fit) is a
    normal answer: it is sent without a traceback on stderr or an Error-type
    log message.
 3. A cancel for a request that was already answered is normal too.
@@ -18,6 +19,9 @@
    stderr for each, which Neovim records as an ERROR in lsp.log, and reports an
    unknown request as a server error (an Error-type log message). An unknown
    notification is ignored, an unknown request answered MethodNotFound, quietly.
+6. `shutdown` with a request in flight (a long `ea.tune`): pygls cancels
+   each while iterating the dict that cancelling one changes, and answers
+   the shutdown with an InternalError. It iterates over a copy here.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import (JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage,
                                      ResponseErrorMessage)
 
@@ -135,7 +139,7 @@ class EaProtocol(LanguageServerProtocol):
     def _send_handler_result(self, future, *, msg_id):
         if not future.cancelled():
             exc = future.exception()
-            if isinstance(exc, JsonRpcException) and exc.code == REQUEST_FAILED:
+            if isinstance(exc, JsonRpcException) and exc.code in (REQUEST_FAILED, JsonRpcInvalidParams.CODE):
                 self._request_futures.pop(msg_id, None)
                 self._send_response(msg_id, error=exc.to_response_error())
                 return
@@ -154,6 +158,20 @@ class EaProtocol(LanguageServerProtocol):
             future = self._request_futures.get(msg_id)
             if future is not None:
                 future.add_done_callback(lambda _f: self._request_futures.pop(msg_id, None))
+
+    # ---- 6. shutdown with requests in flight ----
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """pygls' shutdown, over a copy of the in-flight requests: cancelling one
+        whose handler is a generator (executeCommand) removes it at once."""
+        if (user_handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
 
     # ---- 5. unknown methods ----
     def _implements(self, method_name: str) -> bool:

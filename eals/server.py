@@ -23,6 +23,7 @@ from .clientcaps import ClientFeatures
 from .config import Config
 from .convert import to_diagnostic, using
 from .protocol import EaProtocol
+from .runs import RunResults
 from .transport import LineReader, StreamReaderAdapter, serve
 
 
@@ -34,6 +35,7 @@ class Document:
     analysis: Analysis | None = None  # of `analysed_version`
     analysed_version: int = -1
     inflight: dict = field(default_factory=dict)  # version -> future of its analysis
+    rewrites: object = None  # features.tune_actions.Memo: the code actions' rewrites of its analysis
 
 
 class EaServer(LanguageServer):
@@ -50,6 +52,10 @@ class EaServer(LanguageServer):
         # (older results are dropped when they arrive); inspect has its own pool.
         self.analysis_pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="eals-analyse")
         self.codegen_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-inspect")
+        # `ea.bench` and `ea.tune` (eals/jobs.py): one at a time, so runs do not disturb each other's timing.
+        self.run_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-run")
+        self.jobs: dict = {}  # (command, uri, function) -> the running jobs.Job
+        self.run_results = RunResults()  # what hover shows of the last runs
 
     def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
         """Logs go to the client's log channel, never to stdout."""
@@ -164,6 +170,13 @@ class EaServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    def shutdown(self) -> None:
+        """Running benches and tunes stop at their next check, so the process
+        does not wait for them at exit."""
+        for job in list(self.jobs.values()):
+            job.abandon()
+        super().shutdown()
 
     def log_error(self, message: str) -> None:
         self.log(message, lsp.MessageType.Error)

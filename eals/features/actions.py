@@ -18,6 +18,7 @@ from ea_compiler import Diagnostic, SourceFile
 
 from ..convert import to_diagnostic, to_range
 from ..support import guarded
+from .tune_actions import REWRITE, rewrite_actions
 
 QUICKFIX = lsp.CodeActionKind.QuickFix
 
@@ -31,11 +32,15 @@ def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
     return _before(a.start, b.end) and _before(b.start, a.end)
 
 
-def wants_quickfix(only: list[str] | None) -> bool:
-    """Does the client's `only` filter admit quick fixes? (a kind admits its sub-kinds)"""
+def wants(kind: str, only: list[str] | None) -> bool:
+    """Does the client's `only` filter admit actions of `kind`? (a kind admits its sub-kinds)"""
     if not only:
         return True
-    return any(kind in ("", QUICKFIX) or QUICKFIX.startswith(kind + ".") for kind in only)
+    return any(k in ("", kind) or kind.startswith(k + ".") for k in only)
+
+
+def wants_quickfix(only: list[str] | None) -> bool:
+    return wants(QUICKFIX, only)
 
 
 def _key(d: lsp.Diagnostic) -> tuple:
@@ -64,14 +69,21 @@ def quick_fixes(diagnostics: list[Diagnostic], source: SourceFile, uri: str,
 
 def register(server) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                    lsp.CodeActionOptions(code_action_kinds=[QUICKFIX], resolve_provider=False))
+                    # resolve: the rewrites' edits (tune_actions.py) for clients that ask for them so
+                    lsp.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE], resolve_provider=True))
     @guarded("textDocument/codeAction")
     async def code_action(ls, params: lsp.CodeActionParams):
-        if not wants_quickfix(params.context.only):
+        only = params.context.only
+        if not wants(QUICKFIX, only) and not wants(REWRITE, only):
             return []
         uri = params.text_document.uri
         analysis = await ls.current_analysis(uri)
         if analysis is None:
             return []
-        return quick_fixes(analysis.diagnostics, analysis.source, uri, params.range,
-                           params.context.diagnostics or [])
+        actions = []
+        if wants(QUICKFIX, only):
+            actions += quick_fixes(analysis.diagnostics, analysis.source, uri, params.range,
+                                   params.context.diagnostics or [])
+        if wants(REWRITE, only):
+            actions += await rewrite_actions(ls, uri, analysis, params.range)
+        return actions

@@ -1,5 +1,6 @@
 """textDocument/hover: functions and kernels (signature + what their compiled
-code does), intrinsics (signatures + doc), variables, constants, fields,
+code does, and the results of the last `ea.bench`/`ea.tune` run on them from
+the editor), intrinsics (signatures + doc), variables, constants, fields,
 structs and built-in type names."""
 from __future__ import annotations
 
@@ -52,16 +53,19 @@ async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
 
 async def _function(ls, uri: str, analysis, sym) -> str:
     parts = [f"```ea\n{sym.detail}\n```"]
+    runs = ls.run_results.markdown(uri, sym.name)
     found = await machine_code(ls, uri, analysis, [sym.name])
     code = found.get(sym.name) if found else None
     if code is None:
-        return "\n\n".join(parts)  # the text changed meanwhile, or no function of this target
+        return "\n\n".join(parts + [runs] if runs else parts)  # the text changed meanwhile, or no such function
     if code.blocked:
         parts.append(blocked_note(code.blocked))
     elif code.report is not None:
         parts.append(machine_markdown(code.report, code.target))
     else:
         parts.append("*No machine code for this target.*")
+    if runs:
+        parts.append(runs)
     return "\n\n".join(parts)
 
 

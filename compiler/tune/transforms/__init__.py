@@ -4,6 +4,7 @@ described in `base.py`; this registry is the one list of them.
 
     sites = find_sites(analysis, function=None, only=None)   # list[Site]
     rw = apply(analysis, site, choice)   # Rewrite (checked clean) or raises NotApplicable
+    title(site, choice)                  # what apply's Rewrite will be titled, without applying
     site = locate(analysis, ident)       # the same site in another version of the text
 """
 from __future__ import annotations
@@ -32,6 +33,10 @@ def locate(analysis: Analysis, ident: str) -> Site | None:
     return next((s for s in mod.sites(analysis, function) if s.ident == ident), None)
 
 
+def title(site: Site, choice) -> str:
+    return MODULES[site.transform].title(site, choice)
+
+
 def apply(analysis: Analysis, site: Site, choice) -> Rewrite:
     """The rewritten source; NotApplicable unless it checks clean."""
     mod = MODULES[site.transform]
@@ -45,4 +50,4 @@ def apply(analysis: Analysis, site: Site, choice) -> Rewrite:
     return Rewrite(site, choice, mod.title(site, choice), text, tuple(edits))
 
 
-__all__ = ["Edit", "MODULES", "NotApplicable", "Rewrite", "Site", "apply", "find_sites", "locate", "splice"]
+__all__ = ["Edit", "MODULES", "NotApplicable", "Rewrite", "Site", "apply", "find_sites", "locate", "splice", "title"]

@@ -1,0 +1,213 @@
+"""refactor.rewrite code actions: the tuner's transformations, offered where
+the live inspect report of a function has a hint one of them answers.
+
+A transformation's site names the hint code it answers (`Site.hint`:
+`one-accumulator`, `small-step`, `narrow-vectors`, `mul-add`); it is offered
+when the function's report (the same per-function report hover and inlay
+hints show, eals/machine.py) has that hint, and the request range meets the
+site's construct or the hint's line. Prefetch answers no hint code but a
+bottleneck class (its sites say `memory-bound`): it is offered when the
+function's main loop is memory-bound and issues no prefetch. Each choice of
+a site (unroll ×4 first, then ×2, ×8) is one action, titled by the
+transformation ("Unroll ×4 with 4 accumulators"), whose edit is the
+rewrite's edits: byte ranges of the analysed text converted to LSP ranges in
+the negotiated encoding. Only rewrites that check clean are offered (`apply`
+refuses the others). Checking costs an analysis of the rewritten file per
+choice, so a client that resolves an action's edit
+(`codeAction.resolveSupport` with `edit`, and `dataSupport`) gets the titles
+at once and each edit, checked, from `codeAction/resolve`, which answers
+RequestFailed with the reason when the rewrite does not check clean."""
+from __future__ import annotations
+
+import asyncio
+import weakref
+
+from lsprotocol import types as lsp
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ea_compiler.tooling import NotApplicable, apply_transform, find_sites, locate_site, transform_title
+
+from ..convert import to_range
+from ..machine import machine_code
+from ..support import guarded, request_failed
+from .inlay import visible_functions
+
+REWRITE = lsp.CodeActionKind.RefactorRewrite
+FIRST_CHOICE = 4  # unroll ×4: the middle of its (2, 4, 8) first
+MAX_CHOICES = 3  # actions per site
+MEMORY_BOUND = "memory-bound"  # what prefetch answers: the main loop's bottleneck class
+RESOLVE_KEY = "eaRewrite"  # in a lazy action's data: which rewrite to resolve
+
+
+def _lines(source, site) -> tuple[int, int]:
+    return source.line_of(site.start), source.line_of(max(site.start, site.end - 1))
+
+
+def _prefetch_wanted(fr) -> int | None:
+    """The header line of a memory-bound main loop without prefetches, else None."""
+    main = next((lp for lp in fr.loops if lp.role == "main"), None)
+    if main is None or main.bottleneck != "memory-bound":
+        return None
+    if any(m.startswith(("prefetch", "prfm")) for m in main.mix):
+        return None
+    return main.header_line or main.first_line
+
+
+def anchor_lines(source, site, fr) -> set[int] | None:
+    """The lines where `site` is offered, or None when the report asks nothing of it."""
+    first, last = _lines(source, site)
+    construct = set(range(first, last + 1))
+    if site.transform == "prefetch" or site.hint == MEMORY_BOUND:  # a loop's class, not a hint code
+        line = _prefetch_wanted(fr)
+        return None if line is None else construct | {line}
+    if site.hint is None:
+        return None
+    hinted = [h.line for h in fr.hints if h.code == site.hint]
+    if not hinted:
+        return None
+    inside = [ln for ln in hinted if ln in construct]
+    return construct | set(inside or [ln for ln in hinted if ln])
+
+
+def ordered_choices(choices: tuple) -> list:
+    if not choices:
+        return [None]
+    return sorted(choices, key=lambda c: c != FIRST_CHOICE)[:MAX_CHOICES]
+
+
+def sites_of(analysis, names: list[str]) -> dict[str, list]:
+    """Each named function's transformation sites (only the functions that have some)."""
+    found = {name: find_sites(analysis, name) for name in names}
+    return {name: sites for name, sites in found.items() if sites}
+
+
+class Memo:
+    """The rewrites of one analysis, by (site, choice): a code action request
+    comes with every cursor move, and each rewrite costs an analysis."""
+
+    def __init__(self):
+        self._of: weakref.ref | None = None
+        self._done: dict = {}
+
+    def get(self, analysis, site, choice):
+        """The rewrite (checked clean); NotApplicable when the choice does not fit here."""
+        if self._of is None or self._of() is not analysis:
+            self._of, self._done = weakref.ref(analysis), {}
+        key = (site.ident, choice)
+        if key not in self._done:
+            try:
+                self._done[key] = apply_transform(analysis, site, choice)
+            except NotApplicable as err:
+                self._done[key] = err
+        found = self._done[key]
+        if isinstance(found, NotApplicable):
+            raise found
+        return found
+
+
+def offered(analysis, sites: dict, reports: dict, request_lines: range) -> list[tuple]:
+    """(site, choice) for the sites each function's report asks for whose
+    anchor lines meet the requested lines."""
+    out = []
+    for name, fr in reports.items():
+        for site in sites.get(name, ()):
+            lines = anchor_lines(analysis.source, site, fr)
+            if lines and any(ln in request_lines for ln in lines):
+                out += [(site, choice) for choice in ordered_choices(site.choices)]
+    return out
+
+
+def rewrites(analysis, pairs: list[tuple], memo: Memo) -> list:
+    """The rewrites of the pairs that apply (each is checked by a fresh analysis:
+    this runs off the event loop)."""
+    out = []
+    for site, choice in pairs:
+        try:
+            out.append(memo.get(analysis, site, choice))
+        except NotApplicable:
+            continue  # this choice does not fit here: not offered
+    return out
+
+
+def to_edit(rewrite, source, uri: str) -> lsp.WorkspaceEdit:
+    edits = [lsp.TextEdit(range=to_range(source, source.span(e.start, e.end)), new_text=e.text)
+             for e in rewrite.edits]
+    return lsp.WorkspaceEdit(changes={uri: edits})
+
+
+def to_action(rewrite, source, uri: str) -> lsp.CodeAction:
+    return lsp.CodeAction(title=rewrite.title, kind=REWRITE, edit=to_edit(rewrite, source, uri))
+
+
+def memo_of(doc) -> Memo:
+    if doc.rewrites is None:
+        doc.rewrites = Memo()
+    return doc.rewrites
+
+
+async def rewrite_actions(ls, uri: str, analysis, rng: lsp.Range) -> list[lsp.CodeAction]:
+    doc = ls.docs.get(uri)
+    items = visible_functions(analysis, analysis.options.arch, rng)
+    if doc is None or not items:
+        return []
+    loop = asyncio.get_running_loop()
+    # Only functions with a site are compiled for their report: a code action
+    # request comes with every cursor move.
+    sites = await loop.run_in_executor(ls.analysis_pool, sites_of, analysis, [item.name for item in items])
+    if not sites:
+        return []
+    found = await machine_code(ls, uri, analysis, list(sites))
+    if not found:
+        return []  # the text changed meanwhile
+    reports = {name: code.report for name, code in found.items() if code.report is not None}
+    pairs = offered(analysis, sites, reports, range(rng.start.line + 1, rng.end.line + 2))
+    if ls.client.resolve_action_edit:
+        # The edit (and the check it needs: an analysis per rewrite) waits for codeAction/resolve.
+        return [lsp.CodeAction(title=transform_title(site, choice), kind=REWRITE,
+                               data={RESOLVE_KEY: {"uri": uri, "site": site.ident, "choice": choice}})
+                for site, choice in pairs]
+    done = await loop.run_in_executor(ls.analysis_pool, rewrites, analysis, pairs, memo_of(doc))
+    return [to_action(rw, analysis.source, uri) for rw in done]
+
+
+def _resolve_data(action: lsp.CodeAction) -> dict | None:
+    data = action.data.get(RESOLVE_KEY) if isinstance(action.data, dict) else None
+    if data is None:
+        return None
+    ok = (isinstance(data, dict) and isinstance(data.get("uri"), str) and isinstance(data.get("site"), str)
+          and data["site"].count(":") >= 2 and isinstance(data.get("choice"), (int, float, str, bool, type(None))))
+    if not ok:
+        raise JsonRpcInvalidParams(message=f"codeAction/resolve: unusable data {action.data!r}")
+    return data
+
+
+async def resolve_rewrite(ls, action: lsp.CodeAction) -> lsp.CodeAction:
+    """The edit of a rewrite action, against the document's current text."""
+    data = _resolve_data(action)
+    if data is None:
+        return action  # not one of ours (a quick fix has its edit already)
+    uri = data["uri"]
+    analysis = await ls.current_analysis(uri)
+    doc = ls.docs.get(uri)
+    if analysis is None or doc is None:
+        raise request_failed(f"{action.title}: the document is not open")
+
+    def work():
+        site = locate_site(analysis, data["site"])
+        if site is None:
+            raise NotApplicable("the code changed: it no longer applies here")
+        return memo_of(doc).get(analysis, site, data["choice"])
+    try:
+        rewrite = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, work)
+    except NotApplicable as err:
+        raise request_failed(f"{action.title}: {err}") from None
+    action.edit = to_edit(rewrite, analysis.source, uri)
+    return action
+
+
+def register(server) -> None:
+    @server.feature(lsp.CODE_ACTION_RESOLVE)
+    @guarded(lsp.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls, action: lsp.CodeAction):
+        return await resolve_rewrite(ls, action)

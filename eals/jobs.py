@@ -1,0 +1,104 @@
+"""Long runs (a bench, a tune) in the background, with their progress in the
+client.
+
+A job's work runs in `server.run_pool` (one thread: two measurements at once
+would disturb each other), never on the event loop. A client that declared
+`window.workDoneProgress` is asked to create a progress token
+(`window/workDoneProgress/create`), then sent `$/progress` begin, report and
+end; the progress is cancellable: `window/workDoneProgress/cancel`, like a
+`$/cancelRequest` of the command itself, sets the job's `cancel` event, which
+the bench runner and the tuner poll. Reports come from the worker thread and
+are passed to the event loop's thread before anything is sent. One job per
+(command, uri, function) at a time (`server.jobs`); when it is done,
+`finish` says so with a `window/showMessage`."""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+
+from lsprotocol import types as lsp
+
+from .support import request_failed
+
+_ids = itertools.count(1)
+
+
+def start(ls, command: str, uri: str, function: str, title: str) -> "Job":
+    """A new job, or RequestFailed while the same one runs."""
+    key = (command, uri, function)
+    if key in ls.jobs:
+        raise request_failed(f"{command} {function} is already running")
+    job = ls.jobs[key] = Job(ls, key, title)
+    return job
+
+
+class Job:
+    def __init__(self, ls, key: tuple, title: str):
+        self.ls = ls
+        self.key = key
+        self.title = title
+        self.cancel = threading.Event()
+        self.abandoned = False  # the server is shutting down: nothing is to be kept
+        self.token: str | None = None
+        self.loop = asyncio.get_running_loop()
+
+    async def run(self, work):
+        """`work()` in the run pool, between progress begin and end; its result."""
+        outcome = "cancelled"
+        try:
+            await self._begin()
+            result = await self.loop.run_in_executor(self.ls.run_pool, work)
+            outcome = "cancelled" if self.cancel.is_set() else "done"
+            return result
+        except asyncio.CancelledError:
+            self.cancel.set()  # the request was cancelled: the worker stops at its next check
+            raise
+        except Exception:
+            outcome = "cancelled" if self.cancel.is_set() else "failed"  # e.g. the runner's Cancelled
+            raise
+        finally:
+            self.ls.jobs.pop(self.key, None)
+            self._end(outcome)
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        self.cancel.set()
+
+    def finish(self, kind: lsp.MessageType, message: str) -> None:
+        self.ls.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
+
+    async def _begin(self) -> None:
+        if not self.ls.client.work_done_progress:
+            return
+        token = f"eals-run-{next(_ids)}"
+        try:
+            await self.ls.work_done_progress.create_async(token)
+        except Exception as err:  # the client refused the token: run without progress
+            self.ls.log(f"eals: no progress for {self.title}: {err}")
+            return
+        self.token = token
+        cancelled = self.ls.work_done_progress.tokens.get(token)
+        if cancelled is not None:
+            cancelled.add_done_callback(lambda _f: self.cancel.set())
+        self.ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+            title=self.title, cancellable=True, percentage=0))
+
+    def report(self, message: str, fraction: float | None = None) -> None:
+        """From any thread: the progress message (and how much is done, 0..1)."""
+        if self.token is None:
+            return
+        percentage = None if fraction is None else max(0, min(100, round(100 * fraction)))
+        self.loop.call_soon_threadsafe(self._report, message, percentage)
+
+    def _report(self, message: str, percentage: int | None) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
+                message=message, percentage=percentage, cancellable=True))
+
+    def _end(self, outcome: str) -> None:
+        if self.token is None:
+            return
+        token, self.token = self.token, None
+        self.ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=outcome))
+        self.ls.work_done_progress.tokens.pop(token, None)
