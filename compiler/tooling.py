@@ -96,12 +96,10 @@ __all__ = [
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "load_suite", "read_history", "run_suite", "size_label",
-    # ea tune
-    "Attempt", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune", "tune_targets", "write_result",
     # ea tune: the engine, and the transformations (code actions)
     "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
-    "TuneResult", "apply_transform", "find_sites", "tune", "tune_targets", "write_result",
-    "locate_site", "transform_title",
+    "TuneResult", "apply_transform", "find_sites", "locate_site", "transform_title", "tune", "tune_targets",
+    "write_result",
     # helpers
     "gc_paused",
 ]
