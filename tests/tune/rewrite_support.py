@@ -68,3 +68,13 @@ def random_f32(n: int, seed: int) -> np.ndarray:
 
 def random_i32(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(-1000, 1000, n).astype(np.int32)
+
+def variant(body: str, params: str = "x: *restrict f32, n: i32", before: str = "", after: str = "") -> str:
+    return f"""\
+export func f({params}) -> f32 {{
+    let mut acc: f32x8 = splat(0.0)
+    let mut i: i32 = 0{before}
+    {body}{after}
+    return reduce_add(acc)
+}}
+"""
