@@ -4,6 +4,8 @@ cells, the progress line, the coloured diff, and the pane's choices turned
 into a TuneConfig (with the user-facing reason when they do not make one)."""
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +102,12 @@ def progress_line(log: TuneLog, final: TuneResult | None = None) -> Content:
             speedup = baseline / best
             parts.append((f"  {speedup:.2f}×", "$text-success bold" if speedup > 1.0 else ""))
     return Content.assemble(*parts)
+
+
+def best_diff(name: str, original: str, best: str) -> str:
+    """The unified diff of the best so far against the original (as `TuneResult.diff`)."""
+    return "".join(difflib.unified_diff(original.splitlines(True), best.splitlines(True),
+                                        f"{name} (original)", f"{name} (tuned)"))
 
 
 def diff_content(diff: str) -> Content:

@@ -160,12 +160,7 @@ def _bottlenecks(suite: Suite, options: Options, bandwidth_gbs: float | None) ->
         report = inspect(suite.kernel.read_bytes(), str(suite.kernel), options, bandwidth_gbs)
     except (InspectError, OSError):
         return {}
-    out = {}
-    for fn in report.functions:
-        loops = [lp for lp in fn.loops if lp.role == "main"] or fn.loops
-        if loops:
-            out[fn.name] = loops[0].bottleneck
-    return out
+    return {fn.name: fn.main_loop.bottleneck for fn in report.functions if fn.main_loop is not None}
 
 
 def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:

@@ -95,6 +95,8 @@ def summary(result, show_diff: bool = True) -> str:
         after = r.bottleneck_after.get(fn, before)
         if fn in {row.function for row in r.rows}:
             lines.append(f"bottleneck of {fn}: {before}" + (f" -> {after}" if after != before else " (unchanged)"))
+    if r.note:
+        lines.append(f"note: {r.note}")
     lines.append(f"best: {r.best_label}" if r.improved() else "no faster variant found; the kernel is unchanged")
     if show_diff and r.improved():
         lines += ["", r.diff().rstrip("\n")]

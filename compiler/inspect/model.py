@@ -86,6 +86,11 @@ class FunctionReport:
         return f"{self.width_bits}-bit ({self.width_type})" if self.width_type else f"{self.width_bits}-bit"
 
     @property
+    def main_loop(self) -> LoopReport | None:
+        """The loop that matters for speed: the one marked main, else the first."""
+        return next((lp for lp in self.loops if lp.role == "main"), self.loops[0] if self.loops else None)
+
+    @property
     def tail_note(self) -> str | None:
         """What LLVM did to scalar code, e.g. `tail at lines 17-18 vectorised by LLVM to 512-bit (f32x16)`."""
         return "; ".join(a.text for a in self.auto_vectorised) or None

@@ -329,6 +329,14 @@ class _Run:
         final = self.baseline_eval
         if self.best.key != base.key and not interrupted:
             final = self._final(base)
+            if final is not self.baseline_eval and self._slower_than_original(final):
+                # Each step won against the one before it, yet side by side with the original the
+                # end result loses at the largest size (noise that added up): keep the original.
+                result.note = ("measured side by side at the end, the best variant was slower than the "
+                               f"original at the largest size ({result.best_label}): the original is kept")
+                self.tell("message", result.note)
+                result.best_source, result.best_label = self.original, ""
+                self.best, final = base, self.baseline_eval
         for b in self.benches:
             fn = self._function_of(b)
             for n, row in sorted(final.benches[b].items(), key=lambda kv: int(kv[0])):
@@ -344,6 +352,10 @@ class _Run:
         result.elapsed_s = time.monotonic() - self.t0
         self.tell("done", f"best {result.best_us:.1f} µs, {result.speedup:.2f}× the original")
         return result
+
+    def _slower_than_original(self, final: Evaluation) -> bool:
+        rows = [final.benches[b][str(self.sizes[b])] for b in self.benches]
+        return max(r["ratio_hi"] for r in rows) < 1.0
 
     def _final(self, base: _Best) -> Evaluation:
         """The best against the original, measured together at every size."""

@@ -16,7 +16,7 @@ from ..options import Options
 from . import procs
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
-RULES = 4  # the decision rules' version: part of the cache key, since cached decisions replay
+RULES = 5  # the decision rules' version: part of the cache key, since cached decisions replay
 
 
 @dataclass

@@ -60,6 +60,7 @@ class TuneResult:
     bottleneck_before: dict[str, str] = field(default_factory=dict)
     bottleneck_after: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
+    note: str = ""  # e.g. why the best found was not kept
     elapsed_s: float = 0.0
     best_file: Path | None = None
 
@@ -89,6 +90,7 @@ class TuneResult:
             "cache_hits": self.cache_hits,
             "accepted": self.accepted,
             "interrupted": self.interrupted,
+            "note": self.note,
             "elapsed_s": round(self.elapsed_s, 2),
             "sizes": [dict(asdict(r), speedup=round(r.speedup, 4)) for r in self.rows],
             "bottleneck_before": self.bottleneck_before,

@@ -37,6 +37,8 @@ def _choice_text(transform: str, value) -> str:
         return f"{value} B"
     if transform == "widen":
         return f"to {value}-bit"
+    if transform == "stream_store":
+        return f"for {value}"
     return str(value)
 
 

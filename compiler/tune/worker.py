@@ -69,13 +69,9 @@ def _loop_facts(path: str, opts) -> dict:
         report = inspect(Path(path).read_bytes(), path, opts)
     except (InspectError, OSError):
         return {}
-    out = {}
-    for fn in report.functions:
-        loops = [lp for lp in fn.loops if lp.role == "main"] or fn.loops
-        if loops:
-            out[fn.name] = {"step": loops[0].elements_per_iteration, "bottleneck": loops[0].bottleneck,
-                            "hints": sorted({h.code for h in fn.hints})}
-    return out
+    return {fn.name: {"step": fn.main_loop.elements_per_iteration, "bottleneck": fn.main_loop.bottleneck,
+                      "hints": sorted({h.code for h in fn.hints})}
+            for fn in report.functions if fn.main_loop is not None}
 
 
 if __name__ == "__main__":

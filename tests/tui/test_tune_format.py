@@ -122,3 +122,14 @@ def test_chart_pins_far_outliers_and_waits_for_a_baseline():
     text = render_tune_chart([(0, 40.0), (1, 40.0)], [(1, 400.0)], 40.0, width=40, height=10).plain
     assert "↑" in text.splitlines()[0]
     assert render_tune_chart([], [], None, 40, 10).plain.startswith("The best time by attempt shows here")
+
+
+def test_the_live_diff_reads_like_the_final_one(tmp_path):
+    from pathlib import Path
+
+    from ea_compiler.tooling import TuneResult
+    from ea_tui.tune_format import best_diff
+    original, best = "a\nb\nc\n", "a\nB\nc\n"
+    final = TuneResult(Path("k.ea"), original, best, 2.0, 1.0).diff()
+    assert best_diff("k.ea", original, best) == final
+    assert final.startswith("--- k.ea (original)\n+++ k.ea (tuned)\n") and "-b\n+B\n" in final

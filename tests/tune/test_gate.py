@@ -75,3 +75,22 @@ def test_equal_at_the_largest_size_and_faster_below_it_is_accepted_unless_a_size
                         "faster at smaller sizes: 100 1.50×")
     assert verdict(1.003, 0.99, 1.02).outcome == "noise"  # not beyond the noise below either
     assert verdict(0.95, 0.80, 1.05).outcome == "noise"  # slower in the median at a smaller size
+
+
+def test_a_best_that_loses_to_the_original_side_by_side_at_the_end_is_not_kept(project, tmp_path, monkeypatch):
+    from ea_compiler.tune import engine
+    from .tune_support import FOUR_ACC
+
+    def final_says_slower(run, base):
+        ev = run._evaluate(run.best.path, base.path, run.benches)
+        for bench in ev.benches.values():
+            for row_ in bench.values():
+                row_.update(ratio=0.9, ratio_lo=0.88, ratio_hi=0.92)
+        return ev
+    monkeypatch.setattr(engine._Run, "_final", final_says_slower)
+    kernel, _ = project
+    result = agent(kernel, tmp_path, FOUR_ACC)
+    assert result.history[0].outcome == "accepted"
+    assert not result.improved() and result.best_label == ""
+    assert result.note == ("measured side by side at the end, the best variant was slower than the original at "
+                           "the largest size (agent proposal 1): the original is kept")

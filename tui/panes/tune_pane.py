@@ -22,7 +22,7 @@ from ea_compiler.tooling import Stages, TuneError, TuneEvent, TuneResult, tune, 
 from ..messages import FilesChanged
 from ..target import is_cross
 from ..tune_format import (COLUMNS, EVERY_FUNCTION, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
-                           backup_path, diff_content, make_config, progress_line)
+                           backup_path, best_diff, diff_content, make_config, progress_line)
 from ..widgets.tune_chart import TuneChart
 from ..workspace import display_path
 
@@ -44,6 +44,7 @@ class TunePane(Vertical):
         self.tune_log = TuneLog()
         self.running = False
         self._cancel = threading.Event()
+        self._original: tuple[str, str] | None = None  # the tuned file's name and text, for the live diff
 
     def compose(self) -> ComposeResult:
         yield Static(id="tune-none")
@@ -127,7 +128,7 @@ class TunePane(Vertical):
         self.query_one(DataTable).clear()
         self.query_one(TuneChart).plot([], [], None)
         self.query_one("#tune-diff", Static).update(Content.assemble(
-            ("The diff of the best variant against the original shows here when a run ends.", "$text-muted")))
+            ("The diff of the best variant against the original shows here once one is accepted.", "$text-muted")))
         self.query_one("#tune-diff-box").border_title = "diff of the best"
         self.query_one("#tune-progress", Static).update("")
         self._set_running(False)
@@ -176,6 +177,10 @@ class TunePane(Vertical):
         except (ChoiceError, TuneError) as err:
             self._refuse(str(err))
             return
+        try:
+            self._original = (self.kernel.name, self.kernel.read_text())
+        except (OSError, UnicodeDecodeError):
+            self._original = None
         self._reset()
         self._set_running(True)
         self._note("measuring the baseline…")
@@ -185,7 +190,7 @@ class TunePane(Vertical):
     def cancel(self) -> None:
         if self.running:
             self._cancel.set()
-            self._note("cancelling: the variant being measured finishes first…")
+            self._note("cancelling…")
 
     def action_start(self, quick: bool) -> None:
         self.start(quick)
@@ -226,6 +231,9 @@ class TunePane(Vertical):
             table.move_cursor(row=table.row_count - 1)
             if attempt.accepted:
                 self.query_one("#tune-diff-box").border_title = f"best so far: {attempt.label}"
+                if e.best_source is not None and self._original is not None:
+                    diff = best_diff(*self._original, e.best_source)
+                    self.query_one("#tune-diff", Static).update(diff_content(diff))
         self.query_one(TuneChart).plot(self.tune_log.best_points, self.tune_log.scores, self.tune_log.baseline_us)
         self.query_one("#tune-progress", Static).update(progress_line(self.tune_log))
         if not self._cancel.is_set() and self.tune_log.message:
