@@ -117,3 +117,21 @@ def assert_same_results(tmp_path: Path, before: str, after: str, func: str, step
             else:
                 scale = max(1.0, float(np.max(np.abs(x))) if x.size else 1.0)
                 assert np.allclose(x, y, rtol=1e-5, atol=1e-5 * scale * max(1, n) ** 0.5), f"n={n}"
+
+
+# y += a * x with 128-bit vectors and plain pointers: a site for widen and restrict.
+AXPY = """\
+// y += a * x, four lanes a step
+export func axpy(x: *f32, y: *mut f32, a: f32, n: i32) {
+    let va: f32x4 = splat(a)
+    let mut i: i32 = 0
+    while i + 4 <= n {   // whole vectors
+        store(y, i, fma(va, load(x, i), load(y, i)))
+        i = i + 4
+    }
+    while i < n {
+        y[i] = fma(a, x[i], y[i])
+        i = i + 1
+    }
+}
+"""

@@ -4,26 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .rewrite_check import assert_same_results, not_applicable, rewrite, sites
+from .rewrite_check import AXPY, assert_same_results, not_applicable, rewrite, sites
 
 ROOT = Path(__file__).resolve().parents[2]
 FMA = (ROOT / "examples" / "fma.ea").read_text()
 
-AXPY = """\
-// y += a * x, four lanes a step
-export func axpy(x: *f32, y: *mut f32, a: f32, n: i32) {
-    let va: f32x4 = splat(a)
-    let mut i: i32 = 0
-    while i + 4 <= n {   // whole vectors
-        store(y, i, fma(va, load(x, i), load(y, i)))
-        i = i + 4
-    }
-    while i < n {
-        y[i] = fma(a, x[i], y[i])
-        i = i + 1
-    }
-}
-"""
 
 AXPY_OUT = AXPY.replace("x: *f32, y: *mut f32", "x: *restrict f32, y: *restrict mut f32")
 

@@ -7,27 +7,12 @@ from pathlib import Path
 
 from ea_compiler.options import Options
 
-from .rewrite_check import assert_same_results, not_applicable, rewrite, sites
+from .rewrite_check import AXPY, assert_same_results, not_applicable, rewrite, sites
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 AVX512 = Options(avx512=True)
 
-AXPY = """\
-// y += a * x, four lanes a step
-export func axpy(x: *f32, y: *mut f32, a: f32, n: i32) {
-    let va: f32x4 = splat(a)
-    let mut i: i32 = 0
-    while i + 4 <= n {   // whole vectors
-        store(y, i, fma(va, load(x, i), load(y, i)))
-        i = i + 4
-    }
-    while i < n {
-        y[i] = fma(a, x[i], y[i])
-        i = i + 1
-    }
-}
-"""
 
 # Two vectors per step in a shared-nothing const, a bound one lane short of a
 # vector, a default-width load, a for loop and a scalar remainder.
