@@ -277,6 +277,7 @@ class _Run:
                                  "(comments and layout aside)", function=fn))
             return False
         self.seen.add(key)
+        path = self.cache.variant_path(key, text)
         pair = digest(self.best.key, benches)
         entry = None if self.cfg.fresh else self.cache.get(key)
         cached = entry is not None and (entry["outcome"] in REJECTED_FOR_GOOD or pair in entry["decisions"])
@@ -286,24 +287,27 @@ class _Run:
                             entry.get("facts", {}))
             decision = entry["decisions"].get(pair)
         else:
-            path = self.cache.variant_path(key, text)
             ev = self._evaluate(path, self.best.path, benches)
             self.evaluated += 1
             decision = None
             if ev.outcome == "ok":
                 d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis))
                 decision = {"outcome": d.outcome, "reason": d.reason}
+            decisions = dict(entry["decisions"]) if entry is not None and ev.outcome == "ok" else {}
+            if decision:
+                decisions[pair] = decision  # beside the decisions against other bests
             self.cache.put(key, {"outcome": ev.outcome, "reason": ev.reason, "benches": ev.benches,
-                                 "facts": ev.facts, "decisions": {pair: decision} if decision else {}})
+                                 "facts": ev.facts, "decisions": decisions})
         if ev.outcome != "ok":
-            self._record(Attempt(index, label, ev.outcome, ev.reason, cached=cached, function=fn))
+            self._record(Attempt(index, label, ev.outcome, ev.reason, cached=cached, function=fn,
+                                 variant=str(path)))
             return False
         times = {int(n): row["us"] for n, row in ev.benches[benches[0]].items()}
         score = ev.score_us(benches, self.sizes)
-        attempt = Attempt(index, label, decision["outcome"], decision["reason"], times, score, cached, fn)
+        attempt = Attempt(index, label, decision["outcome"], decision["reason"], times, score, cached, fn, str(path))
         if attempt.accepted:
             self.accepted += 1
-            self.best = _Best(text, analysis, key, self.cache.variant_path(key, text))
+            self.best = _Best(text, analysis, key, path)
             for b in benches:
                 self.scores[b] = ev.benches[b][str(self.sizes[b])]["us"]
             self.last_eval = ev

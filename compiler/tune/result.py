@@ -18,6 +18,7 @@ class Attempt:
     score_us: float | None = None
     cached: bool = False
     function: str = ""
+    variant: str = ""  # the variant's source in the cache (`__eatune__/variants/...`), once it compiled
 
     @property
     def accepted(self) -> bool:

@@ -104,3 +104,13 @@ def test_the_budget_is_shared_between_the_functions_the_suite_benches(project):
         ("max2_f32", "LANES=4", "duplicate"),  # the same program as tried for max_f32: not counted
         ("max2_f32", "LANES=16", "wrong")]
     assert result.evaluated == 2
+
+
+def test_the_history_names_each_variant_source(project):
+    kernel = with_params(project)
+    result = params_run(kernel)
+    for attempt in result.history:
+        text = Path(attempt.variant).read_text()
+        assert f"const LANES: i32 = {attempt.label.split('=')[1]}" in text
+    records = [json.loads(line) for line in (kernel.parent / "__eatune__" / "mx.history.jsonl").read_text().splitlines()]
+    assert [r["variant"] for r in records] == [a.variant for a in result.history]
