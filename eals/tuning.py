@@ -75,8 +75,9 @@ async def tune_job(ls, job, cfg: TuneConfig, uri: str, path: Path, function: str
         return result
     try:
         result = await job.run(work)
-    except TuneError as err:
-        job.finish(lsp.MessageType.Error, f"{TUNE} {function}: {err}")
+    except TuneError as err:  # a cancel before the search began ends here too: the user's doing, no error
+        kind = lsp.MessageType.Info if job.cancel.is_set() else lsp.MessageType.Error
+        job.finish(kind, f"{TUNE} {function}: {err}")
         raise request_failed(f"{TUNE}: {err}") from None
     ls.run_results.record(uri, function, "tune", tune_markdown(result))
     note = " (interrupted: the best found so far)" if result.interrupted else ""

@@ -258,6 +258,36 @@ async def test_tune_cancelled_through_the_progress(client, kernel):
     assert (kernel.parent / "full.ea").read_text() == text
 
 
+async def test_tune_cancelled_before_its_search_is_no_error(client, kernel):
+    """Cancelled while the original is measured (lsp-mode shows Error messages in red)."""
+    path = kernel.parent / "early.ea"
+    shutil.copy(kernel.parent / "full.ea", path)
+    suite = (kernel.parent / "full.bench.toml").read_text()  # other sizes: nothing of it in the tuner's cache
+    path.with_suffix(".bench.toml").write_text(suite.replace('sizes = ["16K", "256K", "4M", "16M"]',
+                                                             'sizes = ["8M", "16M"]'))
+    uri, text = opened(client, path)
+    before = set(client.progress_reports)
+    shown = len(client.messages)
+    assert await execute(client, "ea.tune", uri, "max_f32", {"background": True}) is None
+    token = None
+    for _ in range(1200):
+        token = next((t for t in client.progress_reports if t not in before and client.progress_reports[t]), None)
+        if token is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert token is not None, "no progress began"
+    client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+    for _ in range(1200):
+        if len(client.messages) > shown:
+            break
+        await asyncio.sleep(0.05)
+    message = client.messages[-1]
+    assert message.message == "ea.tune max_f32: cancelled while measuring the original kernel"
+    assert message.type == lsp.MessageType.Info
+    assert client.progress_reports[token][-1].message == "cancelled"
+    assert path.read_text() == text
+
+
 @pytest.mark.parametrize("command, arguments, code, text", [
     ("ea.nothing", ["x"], -32602, "Command name 'ea.nothing' is not defined"),
     ("ea.bench", [], -32602, "ea.bench takes [uri, function] and optionally an object of options; got 0 argument(s)"),
