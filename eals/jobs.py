@@ -95,7 +95,8 @@ class Job:
         self.cancel.set()
 
     def finish(self, kind: lsp.MessageType, message: str) -> None:
-        self.ls.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
+        if not self.abandoned:  # the server is going away: nobody to tell (a run in the background ends after exit)
+            self.ls.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
 
     async def _begin(self) -> None:
         if not self.ls.client.work_done_progress:
@@ -121,7 +122,7 @@ class Job:
         self.loop.call_soon_threadsafe(self._report, message, percentage)
 
     def _report(self, message: str, percentage: int | None) -> None:
-        if self.token is not None:
+        if self.token is not None and not self.abandoned:
             self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
                 message=message, percentage=percentage, cancellable=True))
 
@@ -129,5 +130,6 @@ class Job:
         if self.token is None:
             return
         token, self.token = self.token, None
-        self.ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=outcome))
+        if not self.abandoned:
+            self.ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=outcome))
         self.ls.work_done_progress.tokens.pop(token, None)
