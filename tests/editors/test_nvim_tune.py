@@ -7,7 +7,8 @@ with 4 accumulators" in vim.lsp.buf.code_action's menu on max_f32's loop
 codeAction/resolve), and the buffer must then hold exactly what the
 transformation produces; then the lenses vim.lsp.codelens keeps, and the
 "bench" lens run with vim.lsp.codelens.run (answered at once, the run
-reporting $/progress and ending with a message; hover then shows it)."""
+reporting $/progress and ending with a message; hover then shows it), and the
+"tune" lens, cancelled through its progress."""
 from __future__ import annotations
 
 import json
@@ -107,9 +108,21 @@ def test_bench_lens_runs_with_progress_and_hover_shows_it(run):
     results = run[3]
     assert results.get("command_error") is None
     assert results.get("command_result") is None and results["answer_ms"] < 3000  # answered as the run starts
-    kinds = [p["kind"] for p in results["progress"]]
-    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds, results["progress"]
     assert results["progress"][0]["title"] == "ea bench max_f32"
-    assert results["progress"][-1]["message"] == "done"
+    bench = [p for p in results["progress"] if p["token"] == results["progress"][0]["token"]]
+    kinds = [p["kind"] for p in bench]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds, bench
+    assert bench[-1]["message"] == "done"
     assert any(m.startswith("ea.bench max_f32: 4K ") for m in results["messages"]), results["messages"]
     assert "**Bench**" in results["hover"] and "max_f32 4K: median" in results["hover"], results["hover"]
+
+
+def test_tune_lens_runs_in_the_background_until_cancelled(run):
+    results = run[3]
+    assert results["tune_menu"]["labels"] == ["bench", "tune"]
+    tune = [m for m in results["messages"] if m.startswith("ea.tune max_f32: ")]
+    assert len(tune) == 1 and tune[0].endswith("(interrupted: the best found so far)"), results["messages"]
+    ends = [p["message"] for p in results["progress"] if p["kind"] == "end"]
+    assert ends == ["done", "cancelled"]
+    assert "**Tune** (interrupted at" in results["hover_after_tune"]
+    assert "**Bench**" in results["hover_after_tune"]  # the bench's result stays

@@ -94,8 +94,8 @@ local function wrap(method, record)
 end
 wrap("$/progress", function(_, result)
   local value = result.value or {}
-  results.progress[#results.progress + 1] = { kind = value.kind, title = value.title, message = value.message,
-    percentage = value.percentage }
+  results.progress[#results.progress + 1] = { token = result.token, kind = value.kind, title = value.title,
+    message = value.message, percentage = value.percentage }
 end)
 wrap("window/showMessage", function(_, result)
   results.messages[#results.messages + 1] = result.message
@@ -209,6 +209,41 @@ local function main()
   local replies = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", hover, 20000) or {}
   local reply = select(2, next(replies)) or {}
   results.hover = reply.result and hover_text(reply.result.contents) or vim.inspect(reply.error)
+
+  -- 6. The "tune" lens, answered at once too, cancelled through its progress once
+  --    its search began (Neovim has no cancel of its own: the notification a UI sends).
+  results.command_done = false
+  pick("tune", "tune_menu")
+  vim.lsp.codelens.run()
+  local token
+  check("ea.tune searching", vim.wait(120000, function()
+    for _, p in ipairs(results.progress) do
+      if p.title == nil and (p.message or ""):find("search", 1, true) then
+        token = p.token
+        return true
+      end
+    end
+    return false
+  end, 50), "no search began")
+  if token ~= nil then
+    local cancel = { token = token }
+    if vim.fn.has("nvim-0.11") == 1 then
+      client:notify("window/workDoneProgress/cancel", cancel)
+    else
+      client.notify("window/workDoneProgress/cancel", cancel)
+    end
+  end
+  check("ea.tune finished", vim.wait(120000, function()
+    for _, message in ipairs(results.messages) do
+      if message:find("ea.tune max_f32:", 1, true) == 1 then
+        return true
+      end
+    end
+    return false
+  end, 100), "no closing message")
+  replies = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", hover, 20000) or {}
+  reply = select(2, next(replies)) or {}
+  results.hover_after_tune = reply.result and hover_text(reply.result.contents) or vim.inspect(reply.error)
 
   vim.wait(300)
   local log = io.open(vim.lsp.get_log_path(), "r")
