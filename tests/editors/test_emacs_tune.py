@@ -98,7 +98,7 @@ def test_lsp_mode_lens_clicks_answer_at_once(runs):
     assert bench.startswith("ea.bench max_f32: 4K ")
     assert bench.endswith(" (the saved file ran; unsaved changes were not included)")  # the rewrite is unsaved
     assert tune.startswith("ea.tune max_f32: ") and "(interrupted: the best found so far)" in tune
-    ends = [(title, token) for token, kind, title in results["progress"] if kind == "end"]
-    assert [title for title, _ in ends] == ["done", "cancelled"]  # the tune: cancelled through its progress
+    ends = [text for _token, kind, text in results["progress"] if kind == "end"]
+    assert ends == ["done", "cancelled"]  # the tune: cancelled through its progress
     assert "**Bench**" in results["hover"] or "Bench (quick run at" in results["hover"]
     assert "Tune (interrupted at" in results["hover"]
