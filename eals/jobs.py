@@ -10,7 +10,12 @@ end; the progress is cancellable: `window/workDoneProgress/cancel`, like a
 the bench runner and the tuner poll. Reports come from the worker thread and
 are passed to the event loop's thread before anything is sent. One job per
 (command, uri, function) at a time (`server.jobs`); when it is done,
-`finish` says so with a `window/showMessage`."""
+`finish` says so with a `window/showMessage`.
+
+A command answers when its run is done, or, asked to run in the background
+(`answer` with `wait=False`, what the code lenses ask), at once while the run goes on:
+Emacs's clients (lsp-mode, eglot) wait for a command's answer with the editor
+blocked, 10 s at most, and lsp-mode then cancels the request."""
 from __future__ import annotations
 
 import asyncio
@@ -18,10 +23,12 @@ import itertools
 import threading
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 
 from .support import request_failed
 
 _ids = itertools.count(1)
+_detached: set = set()  # the runs whose command has answered already (kept referenced until done)
 
 
 def start(ls, command: str, uri: str, function: str, title: str) -> "Job":
@@ -31,6 +38,28 @@ def start(ls, command: str, uri: str, function: str, title: str) -> "Job":
         raise request_failed(f"{command} {function} is already running")
     job = ls.jobs[key] = Job(ls, key, title)
     return job
+
+
+async def answer(ls, job: "Job", run, wait: bool):
+    """The answer of the command running `run` (the job's coroutine): its result
+    when `wait`, else None at once, the run going on by itself (a
+    $/cancelRequest of the answered command no longer reaches it)."""
+    if wait:
+        return await run
+    task = asyncio.ensure_future(_on_its_own(ls, job, run))
+    _detached.add(task)
+    task.add_done_callback(_detached.discard)
+    return None
+
+
+async def _on_its_own(ls, job: "Job", run) -> None:
+    try:
+        await run
+    except JsonRpcException:
+        pass  # its closing message said why
+    except Exception:
+        ls.report_crash(job.title)
+        job.finish(lsp.MessageType.Error, f"{job.title}: internal error; see the server log")
 
 
 class Job:
@@ -66,7 +95,8 @@ class Job:
         self.cancel.set()
 
     def finish(self, kind: lsp.MessageType, message: str) -> None:
-        self.ls.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
+        if not self.abandoned:  # the server is going away: nobody to tell (a run in the background ends after exit)
+            self.ls.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
 
     async def _begin(self) -> None:
         if not self.ls.client.work_done_progress:
@@ -92,7 +122,7 @@ class Job:
         self.loop.call_soon_threadsafe(self._report, message, percentage)
 
     def _report(self, message: str, percentage: int | None) -> None:
-        if self.token is not None:
+        if self.token is not None and not self.abandoned:
             self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
                 message=message, percentage=percentage, cancellable=True))
 
@@ -100,5 +130,6 @@ class Job:
         if self.token is None:
             return
         token, self.token = self.token, None
-        self.ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=outcome))
+        if not self.abandoned:
+            self.ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=outcome))
         self.ls.work_done_progress.tokens.pop(token, None)

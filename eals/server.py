@@ -56,13 +56,21 @@ class EaServer(LanguageServer):
         self.run_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eals-run")
         self.jobs: dict = {}  # (command, uri, function) -> the running jobs.Job
         self.run_results = RunResults()  # what hover shows of the last runs
+        self._logging = threading.local()  # per thread: a log is being sent (see `log`)
 
     def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
-        """Logs go to the client's log channel, never to stdout."""
+        """Logs go to the client's log channel, never to stdout. A log sent while
+        one is being sent is dropped: pygls reports a failed write (the client
+        gone) through report_server_error, which logs, whose write fails too..."""
+        if getattr(self._logging, "active", False):
+            return
+        self._logging.active = True
         try:
             self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
         except Exception:  # no client attached (tests of the handlers alone)
             pass
+        finally:
+            self._logging.active = False
 
     # ---- documents and diagnostics ----
     def open(self, uri: str, version: int, text: str) -> None:

@@ -3,7 +3,8 @@ in the background (eals/jobs.py), the best variant written beside the file.
 
 The options object the command may carry sets the run's `quick` (short
 measurements), `budget` (variants evaluated at most), `time` (seconds) and
-`spaces` (e.g. ["params"]); without it the run is the tuner's default. Progress reports one line per
+`spaces` (e.g. ["params"]); without it the run is the tuner's default (its
+`background` is run_commands.py's). Progress reports one line per
 attempt (its label, outcome and the best time so far); a cancel ends the
 search early and keeps the best found so far (a shutdown keeps nothing). A better variant is written to
 `<stem>.tuned.ea` (`write_result`, never in place); hover then shows
@@ -54,9 +55,14 @@ def event_text(event) -> str:
     return f"{head} · best {micros(event.best_us)} ({event.evaluated} evaluated)"
 
 
-async def run_tune(ls, uri: str, path: Path, function: str, extra: dict, doc_text: str | None) -> dict | None:
+async def run_tune(ls, uri: str, path: Path, function: str, extra: dict, doc_text: str | None,
+                   wait: bool = True) -> dict | None:
     cfg = config(path, function, extra, ls.config.options())
     job = jobs.start(ls, TUNE, uri, function, f"ea tune {function}")
+    return await jobs.answer(ls, job, tune_job(ls, job, cfg, uri, path, function, doc_text), wait)
+
+
+async def tune_job(ls, job, cfg: TuneConfig, uri: str, path: Path, function: str, doc_text: str | None) -> dict:
 
     def on_event(event) -> None:
         fraction = event.evaluated / cfg.budget if cfg.budget else None
@@ -69,8 +75,9 @@ async def run_tune(ls, uri: str, path: Path, function: str, extra: dict, doc_tex
         return result
     try:
         result = await job.run(work)
-    except TuneError as err:
-        job.finish(lsp.MessageType.Error, f"{TUNE} {function}: {err}")
+    except TuneError as err:  # a cancel before the search began ends here too: the user's doing, no error
+        kind = lsp.MessageType.Info if job.cancel.is_set() else lsp.MessageType.Error
+        job.finish(kind, f"{TUNE} {function}: {err}")
         raise request_failed(f"{TUNE}: {err}") from None
     ls.run_results.record(uri, function, "tune", tune_markdown(result))
     note = " (interrupted: the best found so far)" if result.interrupted else ""

@@ -1,7 +1,9 @@
 """textDocument/codeLens: "bench" and "tune" above each exported function
 that the suite beside the file (`<stem>.bench.toml`) benches. They run the
 commands `ea.bench` and `ea.tune` (run_commands.py) with the arguments
-[uri, function]. The functions come from the document's current analysis, the
+[uri, function, {"background": true}]: a click is answered at once and the run
+goes on (Emacs's clients block the editor until a command answers, 10 s at
+most, then give up on it). The functions come from the document's current analysis, the
 benches from the suite on disk (eals/runs.py: `bench_targets`)."""
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from ea_compiler.tooling import ast as A
 from ..convert import to_range
 from ..runs import bench_targets, file_path
 from ..support import guarded
-from .run_commands import BENCH, TUNE
+from .run_commands import BACKGROUND, BENCH, TUNE
 
 LENSES = (("bench", BENCH), ("tune", TUNE))
 
@@ -40,5 +42,5 @@ def register(server) -> None:
             rng = to_range(analysis.source, item.name_span)
             for title, command in LENSES:
                 lenses.append(lsp.CodeLens(range=rng, command=lsp.Command(
-                    title=title, command=command, arguments=[uri, item.name])))
+                    title=title, command=command, arguments=[uri, item.name, {BACKGROUND: True}])))
         return lenses

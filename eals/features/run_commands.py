@@ -6,7 +6,9 @@
 the function (`tune(TuneConfig(...))`) and writes the best variant beside the
 file (`<stem>.tuned.ea`): the user's file is never rewritten behind their
 back. A third argument, an object, sets the tuner's `quick`, `budget` (variants),
-`time` (seconds) and `spaces`. Both run the file on disk, in the background
+`time` (seconds) and `spaces`; for both commands `"background": true` (what
+the lenses send) answers null at once, the run going on (eals/jobs.py
+`answer`); without it the answer waits for the run. Both run the file on disk, in the background
 (eals/jobs.py) with `$/progress` for clients that support it; the answer is the
 run's JSON once it is done. Afterwards hover over the function's name shows the
 results (eals/runs.py) and a `window/showMessage` says the run finished.
@@ -28,16 +30,22 @@ from ..tuning import OPTIONS as TUNE_OPTIONS
 from ..tuning import TUNE, run_tune
 
 BENCH = "ea.bench"
+# An option of both commands: true answers at once, the run going on. A flag
+# that is true when set, because lsp-mode reads a JSON false in a lens's
+# arguments as nil and sends it back as null.
+BACKGROUND = "background"
 
 
 def invalid(message: str) -> JsonRpcInvalidParams:
     return JsonRpcInvalidParams(message=message)
 
 
-def arguments(command: str, args: tuple, options: tuple = ()) -> tuple[str, str, dict]:
-    """[uri, function] (and, for commands with `options`, an object of them)."""
-    usage = f"{command} takes [uri, function]" + (" and optionally an object of options" if options else "")
-    if len(args) not in ((2, 3) if options else (2,)):
+def arguments(command: str, args: tuple, options: tuple = ()) -> tuple[str, str, dict, bool]:
+    """[uri, function] and optionally an object of `options` and `background`:
+    (uri, function, the options given but `background`, whether to wait for the run)."""
+    options = (*options, BACKGROUND)
+    usage = f"{command} takes [uri, function] and optionally an object of options"
+    if len(args) not in (2, 3):
         raise invalid(f"{usage}; got {len(args)} argument(s)")
     uri, function, *rest = args
     if not isinstance(uri, str) or not isinstance(function, str) or not function:
@@ -48,7 +56,11 @@ def arguments(command: str, args: tuple, options: tuple = ()) -> tuple[str, str,
     unknown = sorted(set(extra) - set(options))
     if unknown:
         raise invalid(f"{command}: unknown option(s) {', '.join(unknown)} (known: {', '.join(options)})")
-    return uri, function, extra
+    extra = dict(extra)
+    background = extra.pop(BACKGROUND, False)
+    if not isinstance(background, bool):
+        raise invalid(f"{command}: '{BACKGROUND}' must be true or false, got {background!r}")
+    return uri, function, extra, not background
 
 
 def suite_for(command: str, uri: str, function: str):
@@ -74,10 +86,14 @@ def doc_text(ls, uri: str) -> str | None:
     return None if doc is None else doc.text
 
 
-async def bench(ls, uri: str, function: str) -> dict | None:
+async def bench(ls, uri: str, function: str, wait: bool = True) -> dict | None:
     loop = asyncio.get_running_loop()
     path, suite, names = await loop.run_in_executor(ls.analysis_pool, suite_for, BENCH, uri, function)
     job = jobs.start(ls, BENCH, uri, function, f"ea bench {function}")
+    return await jobs.answer(ls, job, run_bench(ls, job, uri, function, path, suite, names), wait)
+
+
+async def run_bench(ls, job, uri: str, function: str, path, suite, names: list[str]) -> dict | None:
     options = ls.config.options()
 
     def work():
@@ -111,8 +127,8 @@ def register(server) -> None:
 
     @guarded(BENCH)
     async def _bench(ls, args):
-        uri, function, _ = arguments(BENCH, args)
-        return await bench(ls, uri, function)
+        uri, function, _, wait = arguments(BENCH, args)
+        return await bench(ls, uri, function, wait)
 
     @server.command(TUNE)
     async def tune_command(ls, *args):
@@ -120,7 +136,7 @@ def register(server) -> None:
 
     @guarded(TUNE)
     async def _tune(ls, args):
-        uri, function, extra = arguments(TUNE, args, TUNE_OPTIONS)
+        uri, function, extra, wait = arguments(TUNE, args, TUNE_OPTIONS)
         loop = asyncio.get_running_loop()
         path, _, _ = await loop.run_in_executor(ls.analysis_pool, suite_for, TUNE, uri, function)
-        return await run_tune(ls, uri, path, function, extra, doc_text(ls, uri))
+        return await run_tune(ls, uri, path, function, extra, doc_text(ls, uri), wait)

@@ -103,8 +103,8 @@ async def test_lenses_on_the_benched_functions(client, kernel):
     expected = []
     for name in ("sum_f32", "max_f32"):
         pos = at(text, f"func {name}", len("func "))
-        expected += [(pos.line, pos.character, "bench", "ea.bench", (uri, name)),
-                     (pos.line, pos.character, "tune", "ea.tune", (uri, name))]
+        expected += [(pos.line, pos.character, "bench", "ea.bench", (uri, name, {"background": True})),
+                     (pos.line, pos.character, "tune", "ea.tune", (uri, name, {"background": True}))]
     assert got == sorted(expected)
 
 
@@ -141,6 +141,24 @@ async def test_bench_reports_progress_and_hover_shows_it(client, kernel):
     other = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func sum_f32", len("func "))))
     assert "**Bench**" not in other.contents.value  # only the function that ran
+
+
+async def test_a_lens_click_is_answered_at_once_and_the_run_goes_on(client, kernel):
+    """What the lenses send: Emacs's clients block the editor until the answer."""
+    uri, text = opened(client, kernel)
+    before = set(client.progress_reports)
+    shown = len(client.messages)
+    assert await asyncio.wait_for(execute(client, "ea.bench", uri, "sum_f32", {"background": True}), 5) is None
+    for _ in range(1200):
+        if len(client.messages) > shown:
+            break
+        await asyncio.sleep(0.05)
+    assert client.messages[-1].message.startswith("ea.bench sum_f32: 4K ")
+    (token,) = [t for t in client.progress_reports if t not in before]
+    assert client.progress_reports[token][-1].message == "done"
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at(text, "func sum_f32", len("func "))))
+    assert "- sum_f32 4K: median " in hover.contents.value
 
 
 async def test_cancel_through_the_progress(client, kernel):
@@ -244,11 +262,43 @@ async def test_tune_cancelled_through_the_progress(client, kernel):
     assert (kernel.parent / "full.ea").read_text() == text
 
 
+async def test_tune_cancelled_before_its_search_is_no_error(client, kernel):
+    """Cancelled while the original is measured (lsp-mode shows Error messages in red)."""
+    path = kernel.parent / "early.ea"
+    shutil.copy(kernel.parent / "full.ea", path)
+    suite = (kernel.parent / "full.bench.toml").read_text()  # other sizes: nothing of it in the tuner's cache
+    path.with_suffix(".bench.toml").write_text(suite.replace('sizes = ["16K", "256K", "4M", "16M"]',
+                                                             'sizes = ["8M", "16M"]'))
+    uri, text = opened(client, path)
+    before = set(client.progress_reports)
+    shown = len(client.messages)
+    assert await execute(client, "ea.tune", uri, "max_f32", {"background": True}) is None
+    token = None
+    for _ in range(1200):
+        token = next((t for t in client.progress_reports if t not in before and client.progress_reports[t]), None)
+        if token is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert token is not None, "no progress began"
+    client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+    for _ in range(1200):
+        if len(client.messages) > shown:
+            break
+        await asyncio.sleep(0.05)
+    message = client.messages[-1]
+    assert message.message == "ea.tune max_f32: cancelled while measuring the original kernel"
+    assert message.type == lsp.MessageType.Info
+    assert client.progress_reports[token][-1].message == "cancelled"
+    assert path.read_text() == text
+
+
 @pytest.mark.parametrize("command, arguments, code, text", [
     ("ea.nothing", ["x"], -32602, "Command name 'ea.nothing' is not defined"),
-    ("ea.bench", [], -32602, "ea.bench takes [uri, function]; got 0 argument(s)"),
-    ("ea.bench", [1, 2], -32602, "ea.bench takes [uri, function]; got [1, 2]"),
-    ("ea.bench", ["URI", "max_f32", {}], -32602, "ea.bench takes [uri, function]; got 3 argument(s)"),
+    ("ea.bench", [], -32602, "ea.bench takes [uri, function] and optionally an object of options; got 0 argument(s)"),
+    ("ea.bench", [1, 2], -32602, "ea.bench takes [uri, function] and optionally an object of options; got [1, 2]"),
+    ("ea.bench", ["URI", "max_f32", {}, {}], -32602, "ea.bench takes [uri, function] and optionally an object"),
+    ("ea.bench", ["URI", "max_f32", {"quick": True}], -32602, "ea.bench: unknown option(s) quick (known: background)"),
+    ("ea.bench", ["URI", "max_f32", {"background": None}], -32602, "ea.bench: 'background' must be true or false"),
     ("ea.tune", ["URI", "max_f32", {"budget": "2"}], -32602, "ea.tune: 'budget' must be a whole number"),
     ("ea.tune", ["URI", "max_f32", {"fast": True}], -32602, "ea.tune: unknown option(s) fast (known: quick,"),
     ("ea.tune", ["URI", "max_f32", {"budget": 0}], -32803, "ea.tune: the budget must be at least 1 variant"),

@@ -6,23 +6,7 @@
 ;; a plain Debian install: lsp-mode then declares no snippet support.
 
 (load (expand-file-name "common.el" (file-name-directory load-file-name)) nil t)
-
-(setq lsp-session-file (locate-user-emacs-file "lsp-session")  ; under the test's HOME
-      lsp-auto-guess-root t
-      lsp-restart 'ignore
-      lsp-keep-workspace-alive nil
-      lsp-diagnostics-provider :flymake
-      lsp-enable-file-watchers nil
-      lsp-headerline-breadcrumb-enable nil
-      lsp-modeline-code-actions-enable nil
-      lsp-modeline-diagnostics-enable nil
-      lsp-lens-enable nil
-      lsp-enable-symbol-highlighting nil
-      lsp-signature-auto-activate nil
-      lsp-enable-on-type-formatting nil
-      lsp-semantic-tokens-enable nil
-      lsp-log-io nil)
-(require 'lsp-mode)
+(load (expand-file-name "lsp_setup.el" (file-name-directory load-file-name)) nil t)
 
 (defvar ea-lsp-logs nil "Messages of every window/logMessage notification.")
 (defvar ea-lsp-error-logs nil "Messages of Error-type window/logMessage notifications.")
