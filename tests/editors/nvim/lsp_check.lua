@@ -4,50 +4,12 @@
 -- bad.ea and other.ea), EA_RESULT (JSON results are written there).
 -- Exits 0 when every check passed, 1 on a failed check, 2 on a Lua error.
 
-local results = { checks = {}, failures = {} }
+local S = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/lsp_support.lua")
+local results = S.results()
 local uv = vim.uv or vim.loop
-local result_path = assert(os.getenv("EA_RESULT"), "EA_RESULT not set")
-
-local function save()
-  local f = assert(io.open(result_path, "w"))
-  f:write(vim.fn.json_encode(results))
-  f:close()
-end
-
-local function check(name, ok, detail)
-  results.checks[#results.checks + 1] = name
-  if not ok then
-    results.failures[#results.failures + 1] = name .. ": " .. tostring(detail)
-  end
-  return ok
-end
-
-local function clients_of(bufnr)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = bufnr })
-  end
-  local list = {}
-  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
-    list[#list + 1] = client
-  end
-  return list
-end
-
-local function hover_text(contents)
-  if type(contents) == "string" then
-    return contents
-  elseif type(contents) == "table" then
-    if contents.value then
-      return contents.value
-    end
-    local parts = {}
-    for _, item in ipairs(contents) do
-      parts[#parts + 1] = hover_text(item)
-    end
-    return table.concat(parts, "\n")
-  end
-  return ""
-end
+local check = S.checker(results)
+local clients_of = S.clients_of
+local hover_text = S.hover_text
 
 local BAD_MESSAGE = "cannot use '+' on vectors. Use '.+' for element-wise vector operations"
 
@@ -211,15 +173,4 @@ local function main()
     "hover text: " .. vim.inspect(text) .. ", error: " .. tostring(err))
 end
 
-local ok, lua_err = pcall(main)
-if not ok then
-  results.lua_error = tostring(lua_err)
-end
-save()
-if not ok then
-  vim.cmd("cquit 2")
-elseif #results.failures > 0 then
-  vim.cmd("cquit 1")
-else
-  vim.cmd("qall!")
-end
+S.run(results, main)

@@ -6,16 +6,9 @@
 -- kernels.ea), EA_RESULT (JSON results are written there).
 -- Exits 0 when every check passed, 1 on a failed check, 2 on a Lua error.
 
-local results = { checks = {}, failures = {}, pushes = 0, pushed = 0 }
-local result_path = assert(os.getenv("EA_RESULT"), "EA_RESULT not set")
-
-local function check(name, ok, detail)
-  results.checks[#results.checks + 1] = name
-  if not ok then
-    results.failures[#results.failures + 1] = name .. ": " .. tostring(detail)
-  end
-  return ok
-end
+local S = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/lsp_support.lua")
+local results = S.results({ pushes = 0, pushed = 0 })
+local check = S.checker(results)
 
 local function line(bufnr, lnum)
   return vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1]
@@ -169,17 +162,4 @@ local function main()
   end
 end
 
-local ok, lua_err = pcall(main)
-if not ok then
-  results.lua_error = tostring(lua_err)
-end
-local f = assert(io.open(result_path, "w"))
-f:write(vim.fn.json_encode(results))
-f:close()
-if not ok then
-  vim.cmd("cquit 2")
-elseif #results.failures > 0 then
-  vim.cmd("cquit 1")
-else
-  vim.cmd("qall!")
-end
+S.run(results, main)

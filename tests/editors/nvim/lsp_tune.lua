@@ -10,29 +10,12 @@
 -- pick), EA_RESULT (JSON results are written there).
 -- Exits 0 when every check passed, 1 on a failed check, 2 on a Lua error.
 
-local results = { checks = {}, failures = {}, progress = {}, messages = {} }
+local S = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/lsp_support.lua")
+local results = S.results({ progress = {}, messages = {} })
 local uv = vim.uv or vim.loop
-local result_path = assert(os.getenv("EA_RESULT"), "EA_RESULT not set")
 local TITLE = assert(os.getenv("EA_TITLE"), "EA_TITLE not set")
-
-local function check(name, ok, detail)
-  results.checks[#results.checks + 1] = name
-  if not ok then
-    results.failures[#results.failures + 1] = name .. ": " .. tostring(detail)
-  end
-  return ok
-end
-
-local function clients_of(bufnr)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = bufnr })
-  end
-  local list = {}
-  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
-    list[#list + 1] = client
-  end
-  return list
-end
+local check = S.checker(results)
+local clients_of = S.clients_of
 
 local function buffer_text(bufnr)
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") .. "\n"
@@ -48,22 +31,7 @@ local function line_of(bufnr, needle, after)
   end
   error("no line with " .. needle)
 end
-
-local function hover_text(contents)
-  if type(contents) == "string" then
-    return contents
-  elseif type(contents) == "table" then
-    if contents.value then
-      return contents.value
-    end
-    local parts = {}
-    for _, item in ipairs(contents) do
-      parts[#parts + 1] = hover_text(item)
-    end
-    return table.concat(parts, "\n")
-  end
-  return ""
-end
+local hover_text = S.hover_text
 
 -- The menu Neovim shows (vim.ui.select) answers with the entry labelled `want`.
 local function pick(want, record)
@@ -253,17 +221,4 @@ local function main()
   end
 end
 
-local ok, lua_err = pcall(main)
-if not ok then
-  results.lua_error = tostring(lua_err)
-end
-local f = assert(io.open(result_path, "w"))
-f:write(vim.fn.json_encode(results))
-f:close()
-if not ok then
-  vim.cmd("cquit 2")
-elseif #results.failures > 0 then
-  vim.cmd("cquit 1")
-else
-  vim.cmd("qall!")
-end
+S.run(results, main)
