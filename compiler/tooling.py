@@ -34,7 +34,6 @@ from .intrinsics import TABLE, Intrinsic, lookup, resolve_call
 from .source import PositionEncoding, SourceFile, Span, unit_width
 from .symbols import Symbol
 from .syntax import ast
-from .tune import Attempt, TuneConfig, TuneError, TuneEvent, TuneResult, tune, tune_targets, write_result
 from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT, KEYWORDS, NUMBER_KINDS,
                             PARAM_WORDS, SCALAR_TYPE_KINDS, STRING, TAIL_WORDS, TYPE_IDENTIFIERS, TYPE_KINDS,
                             VECTOR_TYPE_KINDS, Token)

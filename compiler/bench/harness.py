@@ -202,14 +202,14 @@ def _run_harness(cmd: list[str]) -> bytes:
     if proc.returncode == 0:
         return proc.stdout
     if proc.returncode < 0:  # killed: there is no exit code to report
-        message = f"harness was killed by {_signal_name(-proc.returncode)}"
+        message = f"harness was killed by {signal_name(-proc.returncode)}"
     else:
         message = f"harness exited with code {proc.returncode}"
     tail = lines[-STDERR_TAIL:]
     raise BenchError("\n".join([message, *tail]))
 
 
-def _signal_name(number: int) -> str:
+def signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
     except ValueError:  # real-time signals have no name

@@ -21,7 +21,10 @@ def run(cfg, apply: bool, as_json: bool, show_diff: bool) -> int:
         live.clear()
         raise UsageError(str(err)) from None
     live.clear()
-    written = write_result(result, apply=apply) if result.improved() else None
+    try:
+        written = write_result(result, apply=apply) if result.improved() else None
+    except OSError as err:
+        raise UsageError(f"cannot write the tuned kernel beside {result.kernel}: {err.strerror or err}") from None
     if as_json:
         print(json.dumps(result.to_json(), indent=2))
     else:

@@ -64,12 +64,6 @@ class Cache:
         folder.mkdir(parents=True, exist_ok=True)
         _atomic_write(folder / f"{key}.json", json.dumps(entry))
 
-    def record_decision(self, key: str, incumbent_key: str, decision: dict) -> None:
-        entry = self.get(key)
-        if entry is not None:
-            entry["decisions"][incumbent_key] = decision
-            self.put(key, entry)
-
     @property
     def history_path(self) -> Path:
         return self.root / f"{self.stem}.history.jsonl"

@@ -83,9 +83,13 @@ def read_settings(table: dict, where: str, known_transforms) -> TuneSettings:
         raise TuneError(f"{where}: [tune] constraints must be a list of expressions (strings)")
     for c in constraints:
         try:
-            compile(c, f"{where}: constraint", "eval")
+            code = compile(c, f"{where}: constraint", "eval")
         except SyntaxError as err:
             raise TuneError(f"{where}: [tune] constraint {c!r} is not an expression: {err.msg}") from None
+        unknown = sorted(set(code.co_names) - set(out.params) - {"min", "max", "abs"})
+        if unknown:
+            raise TuneError(f"{where}: [tune] constraint {c!r} names {', '.join(unknown)}, not a tuned param "
+                            f"(params: {', '.join(out.params) or 'none'})")
     out.constraints = constraints
     if "transforms" in table:
         names = table["transforms"]

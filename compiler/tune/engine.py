@@ -12,6 +12,7 @@ from typing import Callable
 from ..analysis import Analysis, analyze
 from ..bench.suite import BenchError, find_suite, load_suite
 from ..bench.timing import Cancelled
+from ..syntax.tokens import COMMENT, EOF
 from . import transforms as T
 from .cache import Cache, digest, normalised
 from .config import TuneConfig, TuneError, read_settings
@@ -21,7 +22,8 @@ from .result import Attempt, SizeRow, TuneResult
 from .space import build_space, render
 from .strategy import choose, search
 
-REJECTED_FOR_GOOD = ("wrong", "compile-error", "crashed", "timeout", "error")
+# A timeout or a failed evaluation can be the machine's doing: those are measured again next time.
+REJECTED_FOR_GOOD = ("wrong", "compile-error", "crashed")
 
 
 @dataclass
@@ -94,8 +96,9 @@ class _Run:
             first = self.analysis.errors[0]
             raise TuneError(f"{cfg.kernel}:{first.span.line}:{first.span.col}: the kernel does not compile: "
                             f"{first.message}")
-        self.current_params = check_params(self.analysis, self.settings.params, str(suite_path)) \
-            if "params" in cfg.spaces else {}
+        self.exports = _exports(self.analysis)
+        if "params" in cfg.spaces:
+            check_params(self.analysis, self.settings.params, str(suite_path))  # before anything is measured
         from ..bench.envinfo import environment
         self.cache = Cache(cfg.kernel, {"env": environment(cfg.options, False), "options": asdict(cfg.options),
                                         "suite": suite_path.read_text(), "quick": cfg.quick, "rules": RULES})
@@ -225,7 +228,9 @@ class _Run:
         spaces = self.cfg.spaces
         transforms = self._transforms() if "transforms" in spaces else None
         params = {k: v for k, v in self.settings.params.items()} if "params" in spaces else {}
-        space = build_space(self.best.analysis, fn, params, self.current_params, self.settings.constraints,
+        # The consts as the best has them now: an earlier function's phase may have changed one.
+        current = check_params(self.best.analysis, params, str(self.suite.path)) if params else {}
+        space = build_space(self.best.analysis, fn, params, current, self.settings.constraints,
                             transforms)
         if not space.knobs:
             self.tell("message", f"{fn}: nothing to tune (no params it uses, no transformation applies)")
@@ -265,7 +270,7 @@ class _Run:
             self._record(Attempt(index, label, "compile-error",
                                  f"line {first.span.line}:{first.span.col}: {first.message}", function=fn))
             return False
-        missing = sorted(_exports(self.analysis) - _exports(analysis))
+        missing = sorted(self.exports - _exports(analysis))
         if missing:
             self._record(Attempt(index, label, "wrong", f"the variant has no exported {', '.join(missing)}",
                                  function=fn))
@@ -333,7 +338,12 @@ class _Run:
         final = self.baseline_eval
         if self.best.key != base.key and not interrupted:
             final = self._final(base)
-            if final is not self.baseline_eval and self._slower_than_original(final):
+            if final.outcome != "ok":
+                result.note = (f"the final side-by-side measurement failed ({final.outcome}: {final.reason}): "
+                               "the table shows the original's times")
+                self.tell("message", result.note)
+                final = self.baseline_eval
+            elif self._slower_than_original(final):
                 # Each step won against the one before it, yet side by side with the original the
                 # end result loses at the largest size (noise that added up): keep the original.
                 result.note = ("measured side by side at the end, the best variant was slower than the "
@@ -370,7 +380,7 @@ class _Run:
         self.tell("message", "measuring the best against the original at every size")
         ev = self._evaluate(self.best.path, base.path, self.benches)
         if ev.outcome != "ok":
-            return self.last_eval or self.baseline_eval
+            return ev
         self.cache.put(key, {"outcome": "ok", "benches": ev.benches, "facts": ev.facts})
         return ev
 
@@ -382,4 +392,4 @@ def _exports(analysis: Analysis) -> set[str]:
 
 def _lines(analysis: Analysis) -> int:
     """Lines with code (comments and blank lines do not count)."""
-    return len({t.line for t in analysis.tokens if t.kind not in ("Comment", "Eof")})
+    return len({t.line for t in analysis.tokens if t.kind not in (COMMENT, EOF)})

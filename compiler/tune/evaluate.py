@@ -36,8 +36,9 @@ def structs_of(kernel) -> dict:
 
 
 def run_once(kernel, spec: BenchSpec, n: int, guard: bool = False):
-    """(result to check, expected), or None when the reference is undefined at n. With `guard`
-    every array ends at an inaccessible page (guard.py)."""
+    """(result to check, expected), or None when the reference is undefined at n (only the edge
+    lengths may be: at a suite size that is a BenchError). With `guard` every array ends at an
+    inaccessible page (guard.py), and `guard` is what marks an edge length."""
     env = bench_namespace(spec, n)
     try:
         args = make_args(spec, n, structs_of(kernel), env)
@@ -46,8 +47,11 @@ def run_once(kernel, spec: BenchSpec, n: int, guard: bool = False):
         before = copy_args(args)
         env.update(before)
         expected = eval(compile(spec.reference, spec.name, "eval"), env)  # noqa: S307 - trusted suite
-    except Exception:  # noqa: BLE001 - the reference (or the inputs) are not defined at this n
-        return None
+    except Exception as err:  # noqa: BLE001 - the reference (or the inputs) are not defined at this n
+        if guard:
+            return None
+        raise BenchError(f"[[bench]] {spec.name} at n={n}: the inputs or the reference failed: "
+                         f"{type(err).__name__}: {err}") from None
     returned = getattr(kernel, spec.function)(**args)
     got = returned if spec.check == "return" else args[spec.check]
     return got, expected

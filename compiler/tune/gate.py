@@ -5,12 +5,12 @@ measured noise is not accepted."""
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..bench.harness import signal_name
 from ..bench.suite import size_label
 from ..options import Options
 from . import procs
@@ -49,7 +49,7 @@ def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list
         except procs.TimedOut:
             return Evaluation("timeout", f"no result within {timeout_s:g} s (a hang or an endless loop?)")
         if code < 0:
-            name = signal.Signals(-code).name
+            name = signal_name(-code)
             marker = result.with_suffix(".checking")
             if not marker.exists():
                 return Evaluation("crashed", f"the variant crashed the process ({name})")

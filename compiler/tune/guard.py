@@ -16,7 +16,7 @@ _libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
 
 
 class _Guarded:
-    """Keeps the mapping alive as long as the array that views it."""
+    """A mapping whose last page is inaccessible (the array viewing it keeps it alive)."""
 
     def __init__(self, nbytes: int):
         pages = -(-nbytes // PAGE) + 1
@@ -27,20 +27,12 @@ class _Guarded:
         self.end = (pages - 1) * PAGE
 
 
-_KEEP: list[_Guarded] = []
-
-
 def guarded(a: np.ndarray) -> np.ndarray:
     """A copy of `a` whose last byte is the last accessible byte of its page."""
     if not isinstance(a, np.ndarray) or a.dtype.hasobject:
         return a
     g = _Guarded(a.nbytes)
-    _KEEP.append(g)
     view = np.frombuffer(g.map, np.uint8, a.nbytes, g.end - a.nbytes).view(a.dtype).reshape(a.shape)
     view[...] = a
     return view
 
-
-def release() -> None:
-    """Forget the guarded arrays of earlier checks (their mappings go when unreferenced)."""
-    _KEEP.clear()

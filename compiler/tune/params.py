@@ -47,11 +47,12 @@ def _is_int_type(decl: A.ConstDecl) -> bool:
 
 
 def _literal_value(analysis: Analysis, decl: A.ConstDecl):
-    text = analysis.source.text_of(decl.value.span).replace("_", "")
-    try:
-        return int(text) if _is_int_type(decl) else float(text)
-    except ValueError:
-        return text
+    """The const's value as the parser read it (hex, underscores and a sign included)."""
+    e, sign = decl.value, 1
+    while isinstance(e, A.Unary) and e.op == "-":
+        e, sign = e.operand, -sign
+    value = sign * e.value if isinstance(e, (A.IntLit, A.FloatLit)) else None
+    return value if value is None or _is_int_type(decl) else float(value)
 
 
 def _float_text(value: float) -> str:

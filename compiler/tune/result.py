@@ -103,11 +103,12 @@ class TuneResult:
 
 def write_result(result: TuneResult, apply: bool = False) -> Path:
     """The best kernel beside the original (`<stem>.tuned.ea`), or in place with the
-    original kept as `<stem>.ea.orig`."""
+    original kept as `<stem>.ea.orig` (an existing one is left as it is). Raises OSError."""
     kernel = result.kernel
     if apply:
         backup = kernel.with_name(kernel.name + ".orig")
-        shutil.copyfile(kernel, backup)
+        if not backup.exists():  # a second --apply keeps the first original, not the first tuned version
+            shutil.copyfile(kernel, backup)
         target = kernel
     else:
         target = kernel.with_name(f"{kernel.stem}.tuned.ea")

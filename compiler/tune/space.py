@@ -46,6 +46,9 @@ def _choice_text(transform: str, value) -> str:
 class Space:
     knobs: list[Knob]
     constraints: list[str] = field(default_factory=list)
+    fixed: dict = field(default_factory=dict)  # the values of tuned params that are not knobs here
+    _compiled: list = field(default_factory=list, repr=False)
+    _sites: dict = field(default_factory=dict, repr=False)  # (function, transform) -> the base's sites
 
     @property
     def origin(self) -> tuple:
@@ -66,10 +69,13 @@ class Space:
                     yield point[:i] + (value,) + point[i + 1:]
 
     def allowed(self, point: tuple) -> bool:
-        params = {k.name: v for k, v in zip(self.knobs, point) if k.kind == "param"}
-        for c in self.constraints:
+        params = dict(self.fixed)
+        params.update((k.name, v) for k, v in zip(self.knobs, point) if k.kind == "param")
+        if not self._compiled:
+            self._compiled = [(c, compile(c, "constraint", "eval")) for c in self.constraints]
+        for c, code in self._compiled:
             try:
-                if not eval(c, {"__builtins__": {"min": min, "max": max, "abs": abs}}, dict(params)):  # noqa: S307
+                if not eval(code, {"__builtins__": {"min": min, "max": max, "abs": abs}}, params):  # noqa: S307
                     return False
             except Exception as err:  # noqa: BLE001 - the suite's expression
                 raise TuneError(f"[tune] constraint {c!r} failed: {type(err).__name__}: {err}") from None
@@ -98,17 +104,22 @@ def build_space(analysis: Analysis, function: str, params: dict[str, list], curr
     if transforms:
         for site in T.find_sites(analysis, function, only=transforms):
             knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site))
-    return Space(knobs, constraints if any(k.kind == "param" for k in knobs) else [])
+    names = {k.name for k in knobs}
+    return Space(knobs, constraints if any(k.kind == "param" for k in knobs) else [],
+                 {name: value for name, value in current.items() if name not in names})
 
 
-def _same_site(base: Analysis, current: Analysis, site: T.Site) -> T.Site | None:
+def _same_site(space: Space, base: Analysis, current: Analysis, site: T.Site) -> T.Site | None:
     """`site` (found in `base`) in `current`: by its number while the transformation's sites in
     the function are as many as in `base`; when an earlier rewrite added or removed some (an
     interchange, an unroll), by the text of the construct's first line, so the knob never lands
     on another loop."""
     if base is current:
         return site
-    before = T.find_sites(base, site.function, only=(site.transform,))
+    key = (site.function, site.transform)
+    if key not in space._sites:
+        space._sites[key] = T.find_sites(base, site.function, only=(site.transform,))
+    before = space._sites[key]
     after = T.find_sites(current, site.function, only=(site.transform,))
     if len(before) == len(after):
         return next((s for s in after if s.index == site.index), None)
@@ -135,7 +146,7 @@ def render(analysis: Analysis, space: Space, point: tuple) -> str:
     chosen.sort(key=lambda kv: (order.index(kv[0].site.transform), kv[0].site.function, -kv[0].site.index))
     current = analysis if not params else analyze(text, analysis.path, analysis.options)
     for knob, value in chosen:
-        site = _same_site(analysis, current, knob.site)
+        site = _same_site(space, analysis, current, knob.site)
         if site is None:
             raise T.NotApplicable(f"{knob.label(value)}: the site is gone after the other changes")
         rewrite = T.apply(current, site, value)

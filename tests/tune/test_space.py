@@ -99,3 +99,23 @@ def test_the_local_search_tries_the_knobs_inspect_points_at_first():
     search(grid(), "local", 5, lambda p: tried.append(p) or False, lambda: False, first=frozenset({"B"}))
     assert [p[0] for p in tried[:3]] == [0, 0, 0] and {p[1] for p in tried[:3]} == {1, 2, 3}
     assert len(tried) == 5
+
+
+def test_a_constraint_sees_every_tuned_param_even_those_another_function_uses():
+    a = analyze(SRC, "k.ea")
+    space = build_space(a, "f", {"PF_AHEAD": [0, 1024], "UNUSED": [1, 2]}, {"PF_AHEAD": 512, "UNUSED": 2},
+                        ["PF_AHEAD * UNUSED <= 1024"], None)
+    assert [k.name for k in space.knobs] == ["PF_AHEAD"] and space.fixed == {"UNUSED": 2}
+    assert [space.allowed(p) for p in space.points()] == [True, True, False]
+
+
+def test_a_constraint_naming_no_tuned_param_is_refused_before_the_run():
+    from ea_compiler.tune.config import read_settings
+    with pytest.raises(TuneError) as err:
+        read_settings({"params": {"A": [1]}, "constraints": ["A * B <= 4"]}, "s", ())
+    assert str(err.value) == "s: [tune] constraint 'A * B <= 4' names B, not a tuned param (params: A)"
+
+
+def test_param_values_are_read_as_the_parser_reads_them():
+    a = analyze(SRC.replace("= 512", "= 0x200").replace("= 2.5", "= -2.5"), "k.ea")
+    assert check_params(a, {"PF_AHEAD": [0], "SCALE": [1.0]}, "s") == {"PF_AHEAD": 512, "SCALE": -2.5}
