@@ -28,6 +28,7 @@ from pygls.exceptions import JsonRpcException
 from .support import request_failed
 
 _ids = itertools.count(1)
+PROGRESS_CREATE_S = 5.0  # how long window/workDoneProgress/create may take
 _detached: set = set()  # the runs whose command has answered already (kept referenced until done)
 
 
@@ -103,8 +104,9 @@ class Job:
             return
         token = f"eals-run-{next(_ids)}"
         try:
-            await self.ls.work_done_progress.create_async(token)
-        except Exception as err:  # the client refused the token: run without progress
+            # A client that never answers must not hold the run (and every later one) back.
+            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), PROGRESS_CREATE_S)
+        except Exception as err:  # the client refused the token or did not answer: run without progress
             self.ls.log(f"eals: no progress for {self.title}: {err}")
             return
         self.token = token

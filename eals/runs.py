@@ -3,9 +3,9 @@ behind for hover.
 
 - `file_path(uri)`: the file a `file:` URI names (None for any other scheme:
   an unsaved buffer has no suite beside it).
-- `bench_targets(path)`: the functions of the kernel at `path` that the
-  suite beside it (`<stem>.bench.toml`) benches, each with its bench names
-  (`tune_targets`); {} without a suite or with a broken one.
+- `benched_functions(path)`: the functions of the kernel at `path` that the
+  suite beside it (`<stem>.bench.toml`) benches (`tune_targets`); empty
+  without a suite or with a broken one.
 - `RunResults`: the last bench and tune of each (uri, function), as markdown
   hover shows under the function's signature.
 """
@@ -27,12 +27,9 @@ def file_path(uri: str) -> Path | None:
     return Path(path) if path else None
 
 
-def bench_targets(path: Path) -> dict[str, list[str]]:
-    """function -> the names of its benches in the suite beside `path`."""
-    out: dict[str, list[str]] = {}
-    for target in tune_targets(path):
-        out.setdefault(target.function, []).append(target.bench)
-    return out
+def benched_functions(path: Path) -> set[str]:
+    """The functions of the kernel at `path` its suite benches."""
+    return {target.function for target in tune_targets(path)}
 
 
 def _stamp() -> str:

@@ -79,6 +79,10 @@ async def tune_job(ls, job, cfg: TuneConfig, uri: str, path: Path, function: str
         kind = lsp.MessageType.Info if job.cancel.is_set() else lsp.MessageType.Error
         job.finish(kind, f"{TUNE} {function}: {err}")
         raise request_failed(f"{TUNE}: {err}") from None
+    except OSError as err:  # writing <stem>.tuned.ea failed (a read-only folder, a full disk)
+        message = f"{TUNE} {function}: cannot write the tuned kernel: {err.strerror or err}"
+        job.finish(lsp.MessageType.Error, message)
+        raise request_failed(message) from None
     ls.run_results.record(uri, function, "tune", tune_markdown(result))
     note = " (interrupted: the best found so far)" if result.interrupted else ""
     job.finish(lsp.MessageType.Info, tune_summary(function, result) + note + unsaved_note(doc_text, path))

@@ -4,7 +4,7 @@ commands `ea.bench` and `ea.tune` (run_commands.py) with the arguments
 [uri, function, {"background": true}]: a click is answered at once and the run
 goes on (Emacs's clients block the editor until a command answers, 10 s at
 most, then give up on it). The functions come from the document's current analysis, the
-benches from the suite on disk (eals/runs.py: `bench_targets`)."""
+benches from the suite on disk (eals/runs.py: `benched_functions`)."""
 from __future__ import annotations
 
 import asyncio
@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 from ea_compiler.tooling import ast as A
 
 from ..convert import to_range
-from ..runs import bench_targets, file_path
+from ..runs import benched_functions, file_path
 from ..support import guarded
 from .run_commands import BACKGROUND, BENCH, TUNE
 
@@ -32,7 +32,7 @@ def register(server) -> None:
         analysis = await ls.current_analysis(uri)
         if analysis is None:
             return []
-        targets = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, bench_targets, path)
+        targets = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, benched_functions, path)
         lenses = []
         for item in analysis.ast.items:
             if not (isinstance(item, (A.Func, A.Kernel)) and item.export and item.name in targets):

@@ -20,6 +20,7 @@ RequestFailed with the reason when the rewrite does not check clean."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import weakref
 
 from lsprotocol import types as lsp
@@ -46,7 +47,7 @@ def _lines(source, site) -> tuple[int, int]:
 
 def _prefetch_wanted(fr) -> int | None:
     """The header line of a memory-bound main loop without prefetches, else None."""
-    main = next((lp for lp in fr.loops if lp.role == "main"), None)
+    main = fr.main_loop
     if main is None or main.bottleneck != "memory-bound":
         return None
     if any(m.startswith(("prefetch", "prfm")) for m in main.mix):
@@ -84,23 +85,31 @@ def sites_of(analysis, names: list[str]) -> dict[str, list]:
 
 class Memo:
     """The rewrites of one analysis, by (site, choice): a code action request
-    comes with every cursor move, and each rewrite costs an analysis."""
+    comes with every cursor move, and each rewrite costs an analysis. Requests
+    run on several threads: the table of an analysis is taken under the lock,
+    so a rewrite computed for an older text never lands in a newer one's."""
 
     def __init__(self):
+        self._lock = threading.Lock()
         self._of: weakref.ref | None = None
         self._done: dict = {}
 
+    def _table(self, analysis) -> dict:
+        with self._lock:
+            if self._of is None or self._of() is not analysis:
+                self._of, self._done = weakref.ref(analysis), {}
+            return self._done
+
     def get(self, analysis, site, choice):
         """The rewrite (checked clean); NotApplicable when the choice does not fit here."""
-        if self._of is None or self._of() is not analysis:
-            self._of, self._done = weakref.ref(analysis), {}
+        done = self._table(analysis)
         key = (site.ident, choice)
-        if key not in self._done:
+        if key not in done:
             try:
-                self._done[key] = apply_transform(analysis, site, choice)
+                done[key] = apply_transform(analysis, site, choice)
             except NotApplicable as err:
-                self._done[key] = err
-        found = self._done[key]
+                done[key] = err
+        found = done[key]
         if isinstance(found, NotApplicable):
             raise found
         return found
@@ -202,6 +211,9 @@ async def resolve_rewrite(ls, action: lsp.CodeAction) -> lsp.CodeAction:
         rewrite = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, work)
     except NotApplicable as err:
         raise request_failed(f"{action.title}: {err}") from None
+    if analysis.source.data != doc.text.encode("utf-8", "surrogatepass"):
+        # The edit's ranges are of the analysed text; applied to another they would land wrong.
+        raise request_failed(f"{action.title}: the text changed meanwhile; ask for the action again")
     action.edit = to_edit(rewrite, analysis.source, uri)
     return action
 
