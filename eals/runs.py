@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pygls.uris import to_fs_path
 
-from ea_compiler.tooling import fmt_time, size_label, tune_targets
+from ea_compiler.tooling import fmt_time, fmt_us, size_label, tune_targets
 
 
 def file_path(uri: str) -> Path | None:
@@ -62,15 +62,10 @@ def bench_summary(function: str, results) -> str:
     return f"ea.bench {function}: " + ", ".join(parts)
 
 
-def micros(value: float | None) -> str:
-    """A time in µs as the tables show it (`12.3 µs`, `3.06 ms`)."""
-    return "-" if value is None else fmt_time(value * 1e3)
-
-
 def tune_markdown(result) -> str:
     """baseline -> best, speedup, the file written, accepted/evaluated."""
     head = f"**Tune** ({'interrupted' if result.interrupted else 'finished'} at {_stamp()})"
-    rows = [f"baseline {micros(result.baseline_us)} → best {micros(result.best_us)} ({result.speedup:.2f}×)"]
+    rows = [f"baseline {fmt_us(result.baseline_us)} → best {fmt_us(result.best_us)} ({result.speedup:.2f}×)"]
     if result.best_file is not None:
         rows.append(f"best variant: {result.best_label or 'the original'}, written to `{result.best_file.name}`")
     else:
@@ -83,8 +78,8 @@ def tune_markdown(result) -> str:
 def tune_summary(function: str, result) -> str:
     if result.best_file is None:
         return f"ea.tune {function}: no faster variant in {result.evaluated} evaluated"
-    return (f"ea.tune {function}: {result.speedup:.2f}× faster ({micros(result.baseline_us)} → "
-            f"{micros(result.best_us)}), wrote {result.best_file.name}")
+    return (f"ea.tune {function}: {result.speedup:.2f}× faster ({fmt_us(result.baseline_us)} → "
+            f"{fmt_us(result.best_us)}), wrote {result.best_file.name}")
 
 
 @dataclass

@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ea_compiler.tooling import TuneConfig, TuneError, tune, write_result
 
 from . import jobs
-from .runs import micros, tune_markdown, tune_summary, unsaved_note
+from .runs import fmt_us, tune_markdown, tune_summary, unsaved_note
 from .support import request_failed
 
 TUNE = "ea.tune"
@@ -52,7 +52,7 @@ def event_text(event) -> str:
         head = f"{event.attempt.label}: {event.attempt.outcome}"
     else:
         head = event.message or event.kind
-    return f"{head} · best {micros(event.best_us)} ({event.evaluated} evaluated)"
+    return f"{head} · best {fmt_us(event.best_us)} ({event.evaluated} evaluated)"
 
 
 async def run_tune(ls, uri: str, path: Path, function: str, extra: dict, doc_text: str | None,

@@ -4,7 +4,6 @@ cells, the progress line, the coloured diff, and the pane's choices turned
 into a TuneConfig (with the user-facing reason when they do not make one)."""
 from __future__ import annotations
 
-import difflib
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,8 +12,7 @@ from rich.text import Text
 from textual.content import Content
 
 from ea_compiler import Options
-from ea_compiler.tooling import Attempt, TuneConfig, TuneEvent, TuneResult
-from ea_compiler.tooling import fmt_time as fmt_ns
+from ea_compiler.tooling import Attempt, TuneConfig, TuneEvent, TuneResult, backup_path, fmt_us, unified_diff
 
 COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
 SPACES = ("params", "transforms", "agent")
@@ -27,9 +25,6 @@ OUTCOME_STYLES = {"accepted": "bold green", "slower": "yellow", "noise": "dim", 
                   "not-applicable": "dim", "duplicate": "dim"}
 Point = tuple[int, float]  # (attempt number, µs)
 
-
-def fmt_us(us: float | None) -> str:
-    return "-" if us is None else fmt_ns(us * 1000.0)
 
 
 def _clip(text: str, width: int) -> str:
@@ -104,12 +99,6 @@ def progress_line(log: TuneLog, final: TuneResult | None = None) -> Content:
     return Content.assemble(*parts)
 
 
-def best_diff(name: str, original: str, best: str) -> str:
-    """The unified diff of the best so far against the original (as `TuneResult.diff`)."""
-    return "".join(difflib.unified_diff(original.splitlines(True), best.splitlines(True),
-                                        f"{name} (original)", f"{name} (tuned)"))
-
-
 def diff_content(diff: str) -> Content:
     """A unified diff with added, removed and hunk lines coloured."""
     parts: list = []
@@ -126,11 +115,6 @@ def diff_content(diff: str) -> Content:
             style = ""
         parts += [(line, style) if style else line, "\n"]
     return Content.assemble(*parts[:-1])
-
-
-def backup_path(kernel: Path) -> Path:
-    """Where `write_result(..., apply=True)` keeps the original: `<stem>.ea.orig`."""
-    return kernel.with_name(kernel.name + ".orig")
 
 
 class ChoiceError(ValueError):

@@ -16,6 +16,11 @@ def fmt_time(ns: float | None) -> str:
     return f"{ns:.3g} ns"
 
 
+def fmt_us(us: float | None) -> str:
+    """A time given in µs, as fmt_time shows it (`250 ns`, `21 µs`, `1.53 ms`)."""
+    return "-" if us is None else fmt_time(us * 1e3)
+
+
 def fmt_spread(r: Result) -> str:
     if r.p10_ns is None or r.p90_ns is None:
         return "-"

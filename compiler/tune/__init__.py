@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .config import TuneConfig, TuneError
 from .engine import Target, TuneEvent, tune, tune_targets
-from .result import Attempt, SizeRow, TuneResult, write_result
+from .result import Attempt, SizeRow, TuneResult, backup_path, unified_diff, write_result
 
 __all__ = ["Attempt", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune",
-           "tune_targets", "write_result"]
+           "backup_path", "tune_targets", "unified_diff", "write_result"]

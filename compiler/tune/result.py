@@ -75,9 +75,7 @@ class TuneResult:
     def diff(self) -> str:
         if not self.improved():
             return ""
-        name = self.kernel.name
-        return "".join(difflib.unified_diff(self.original_source.splitlines(True), self.best_source.splitlines(True),
-                                            f"{name} (original)", f"{name} (tuned)"))
+        return unified_diff(self.kernel.name, self.original_source, self.best_source)
 
     def to_json(self) -> dict:
         return {
@@ -101,12 +99,23 @@ class TuneResult:
         }
 
 
+def unified_diff(name: str, original: str, best: str) -> str:
+    """The diff `ea tune` shows: the original against the best (also live, in the TUI)."""
+    return "".join(difflib.unified_diff(original.splitlines(True), best.splitlines(True),
+                                        f"{name} (original)", f"{name} (tuned)"))
+
+
+def backup_path(kernel: Path) -> Path:
+    """Where `write_result(..., apply=True)` keeps the original: `<stem>.ea.orig`."""
+    return kernel.with_name(kernel.name + ".orig")
+
+
 def write_result(result: TuneResult, apply: bool = False) -> Path:
     """The best kernel beside the original (`<stem>.tuned.ea`), or in place with the
     original kept as `<stem>.ea.orig` (an existing one is left as it is). Raises OSError."""
     kernel = result.kernel
     if apply:
-        backup = kernel.with_name(kernel.name + ".orig")
+        backup = backup_path(kernel)
         if not backup.exists():  # a second --apply keeps the first original, not the first tuned version
             shutil.copyfile(kernel, backup)
         target = kernel

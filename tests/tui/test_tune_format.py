@@ -128,8 +128,8 @@ def test_the_live_diff_reads_like_the_final_one(tmp_path):
     from pathlib import Path
 
     from ea_compiler.tooling import TuneResult
-    from ea_tui.tune_format import best_diff
+    from ea_tui.tune_format import unified_diff
     original, best = "a\nb\nc\n", "a\nB\nc\n"
     final = TuneResult(Path("k.ea"), original, best, 2.0, 1.0).diff()
-    assert best_diff("k.ea", original, best) == final
+    assert unified_diff("k.ea", original, best) == final
     assert final.startswith("--- k.ea (original)\n+++ k.ea (tuned)\n") and "-b\n+B\n" in final

@@ -17,12 +17,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, Input, Select, Static
 
-from ea_compiler.tooling import Stages, TuneError, TuneEvent, TuneResult, tune, tune_targets, write_result
+from ea_compiler.tooling import (Stages, TuneError, TuneEvent, TuneResult, tune, tune_targets, unified_diff,
+                                  write_result)
 
 from ..messages import FilesChanged
 from ..target import is_cross
 from ..tune_format import (COLUMNS, EVERY_FUNCTION, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
-                           backup_path, best_diff, diff_content, make_config, progress_line)
+                           backup_path, diff_content, make_config, progress_line)
 from ..widgets.tune_chart import TuneChart
 from ..workspace import display_path
 
@@ -232,7 +233,7 @@ class TunePane(Vertical):
             if attempt.accepted:
                 self.query_one("#tune-diff-box").border_title = f"best so far: {attempt.label}"
                 if e.best_source is not None and self._original is not None:
-                    diff = best_diff(*self._original, e.best_source)
+                    diff = unified_diff(*self._original, e.best_source)
                     self.query_one("#tune-diff", Static).update(diff_content(diff))
         self.query_one(TuneChart).plot(self.tune_log.best_points, self.tune_log.scores, self.tune_log.baseline_us)
         self.query_one("#tune-progress", Static).update(progress_line(self.tune_log))
