@@ -298,7 +298,8 @@ class _Run:
             if ev.outcome == "ok":
                 d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis))
                 decision = {"outcome": d.outcome, "reason": d.reason}
-            decisions = dict(entry["decisions"]) if entry is not None and ev.outcome == "ok" else {}
+            latest = self.cache.get(key)  # another run may have added decisions while this one measured
+            decisions = dict(latest["decisions"]) if latest is not None and ev.outcome == "ok" else {}
             if decision:
                 decisions[pair] = decision  # beside the decisions against other bests
             self.cache.put(key, {"outcome": ev.outcome, "reason": ev.reason, "benches": ev.benches,
@@ -336,6 +337,9 @@ class _Run:
         last = {a.function: a.label for a in self.history if a.accepted}
         result.best_label = "; ".join(last.values())
         final = self.baseline_eval
+        if self.best.key != base.key and interrupted:
+            result.note = ("interrupted before the best was measured side by side with the original: "
+                           "the table shows the original's times")
         if self.best.key != base.key and not interrupted:
             final = self._final(base)
             if final.outcome != "ok":
