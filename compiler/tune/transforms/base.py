@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...analysis import Analysis
+from ...syntax import ast as A
+
 
 class NotApplicable(Exception):
     """The transformation cannot apply here (str(err) says why)."""
@@ -68,3 +71,12 @@ def splice(data: bytes, edits: list[Edit]) -> bytes:
         pos = e.end
     out.append(data[pos:])
     return b"".join(out)
+
+
+def functions(analysis: Analysis, name: str | None = None) -> list:
+    """The functions and kernels of the source tree compiled for the target
+    (a function's `#[cfg]` for another architecture drops it; a kernel's is
+    ignored, LANGUAGE.md §3.6), optionally only `name`."""
+    arch = analysis.options.arch
+    return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
+            and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]

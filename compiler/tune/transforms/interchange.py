@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from .base import Edit, NotApplicable, Site
-from .loopscan import functions
+from .base import Edit, NotApplicable, Site, functions
 from .loopshape import loops_of, names_in
 from .nest import Nest, analyse_nest
 from .text import comment_spans, copy_range, identifiers, in_file_style, indent_at, line_start

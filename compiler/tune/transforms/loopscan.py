@@ -40,15 +40,6 @@ class Loop:
         return not (step == 1 or isinstance(step, A.IntLit) and step.value == 1)
 
 
-def functions(analysis: Analysis, name: str | None = None) -> list:
-    """The functions and kernels of the source tree compiled for the target
-    (a function's `#[cfg]` for another architecture drops it; a kernel's is
-    ignored, LANGUAGE.md §3.6), optionally only `name`."""
-    arch = analysis.options.arch
-    return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
-            and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]
-
-
 def index_loops(item) -> list[Loop]:
     """The indexed loops of a function or kernel, outermost first."""
     out: list[Loop] = []

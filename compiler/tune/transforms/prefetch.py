@@ -14,7 +14,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site
+from .base import Edit, NotApplicable, Site, functions
 from .text import first_on_line, in_file_style, line_start, next_line, text_of
 
 NAME = "prefetch"
@@ -33,7 +33,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok:
         return []
     out = []
-    for item in L.functions(analysis, function):
+    for item in functions(analysis, function):
         for index, lp in enumerate(_main_loops(analysis, item)):
             out.append(Site(NAME, item.name, index, lp.line, lp.node.span.start, lp.node.span.end,
                             DISTANCES, HINTS[0]))
@@ -57,7 +57,7 @@ def _loads(analysis: Analysis, lp: L.Loop, pointers: dict) -> list[tuple[str, A.
 
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
-    item = next(iter(L.functions(analysis, site.function)), None)
+    item = next(iter(functions(analysis, site.function)), None)
     loops = _main_loops(analysis, item) if item is not None else []
     if site.index >= len(loops):
         raise NotApplicable(f"no loop {site.index} in {site.function}")

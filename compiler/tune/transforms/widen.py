@@ -31,7 +31,7 @@ from ...syntax import ast as A
 from ...typesys import model as T
 from ...typesys.vectors import VECTORS
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site, splice
+from .base import Edit, NotApplicable, Site, functions, splice
 from .text import text_of
 from .widen_index import Scaler
 
@@ -66,7 +66,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok or analysis.options.is_arm:
         return []
     out = []
-    for item in L.functions(analysis, function):
+    for item in functions(analysis, function):
         vecs = vector_types(item)
         bits = {v.bits for v in vecs}
         if len(bits) != 1:
@@ -84,7 +84,7 @@ def _wider(v: T.Vector, ratio: int) -> str:
 
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
-    item = next(iter(L.functions(analysis, site.function)), None)
+    item = next(iter(functions(analysis, site.function)), None)
     if item is None:
         raise NotApplicable(f"no function {site.function}")
     vecs = vector_types(item)
@@ -188,7 +188,7 @@ def _check_result(analysis: Analysis, item, edits: list[Edit], mapping: dict[str
     after = analyze(splice(analysis.source.data, edits), analysis.path, analysis.options)
     if not after.ok:
         return  # apply reports the first error
-    new = next(f for f in L.functions(after, item.name))
+    new = next(f for f in functions(after, item.name))
     left = [v.name for v in vector_types(new) if v.name not in mapping.values()]
     if left:
         raise NotApplicable(f"after widening, {item.name} still has {left[0]} vectors")

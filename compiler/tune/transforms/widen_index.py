@@ -20,7 +20,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import loopscan as L
-from .base import Edit, NotApplicable
+from .base import Edit, NotApplicable, functions
 from .text import text_of
 
 
@@ -208,7 +208,7 @@ class Scaler:
 
     def _scale_const(self, use: A.Name) -> None:
         decl = self.consts[use.name]
-        users = [f.name for f in L.functions(self.a) if f is not self.item and
+        users = [f.name for f in functions(self.a) if f is not self.item and
                  any(n.name == use.name for n in A.walk(_bodies(f)) if isinstance(n, A.Name))]
         if users:
             raise NotApplicable(f"the step uses const {use.name}, which {', '.join(users)} also "
