@@ -31,7 +31,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import Edit, NotApplicable, Site, functions
-from .loopshape import loops_of, names_in
+from .loopshape import loops_of, names_in, scope_of
 from .nest import Nest, analyse_nest
 from .text import comment_spans, copy_range, identifiers, in_file_style, indent_at, line_start
 
@@ -53,9 +53,10 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     out: list[Site] = []
     for item in functions(analysis, function):
         found = []
+        scope = scope_of(item)
         for w in loops_of(item):
             try:
-                nest = analyse_nest(analysis, item, w)
+                nest = analyse_nest(analysis, scope, w)
                 indent_at(analysis.source.data, w.span.start)
             except NotApplicable:
                 continue
@@ -79,7 +80,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     for item in items:
         w = next((w for w in loops_of(item) if w.span.start == site.start), None)
         if w is not None:
-            return [_interchange(analysis, item, analyse_nest(analysis, item, w))]
+            return [_interchange(analysis, item, analyse_nest(analysis, scope_of(item), w))]
     if not items:
         raise NotApplicable(f"no function '{site.function}'")
     raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")

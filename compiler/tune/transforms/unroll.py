@@ -27,7 +27,7 @@ from ...typesys import model as T
 from . import kernels
 from .base import Edit, NotApplicable, Site, functions
 from .copies import copy_subs, times
-from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of
+from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of, scope_of
 from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
                    line_start, next_line, parents)
 
@@ -56,9 +56,10 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
                                                     end=item.span.end, hint=hint)))
             except NotApplicable:
                 pass
+        scope = scope_of(item)
         for w in loops_of(item):
             try:
-                lp = analyse_while(analysis, item, w)
+                lp = analyse_while(analysis, scope, w)
                 _layout(analysis.source.data, lp)
             except NotApplicable:
                 continue
@@ -88,7 +89,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     w = next((w for w in loops_of(item) if w.span.start == site.start), None)
     if w is None:
         raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
-    return [_unroll_while(analysis, item, analyse_while(analysis, item, w), choice)]
+    return [_unroll_while(analysis, item, analyse_while(analysis, scope_of(item), w), choice)]
 
 
 # ---- the while loop ---------------------------------------------------------
