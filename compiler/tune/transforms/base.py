@@ -80,3 +80,9 @@ def functions(analysis: Analysis, name: str | None = None) -> list:
     arch = analysis.options.arch
     return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
             and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]
+
+
+def bodies(item) -> list:
+    """The statements of a function's body, then those of a kernel's tail."""
+    tails = item.tail_body.stmts if isinstance(item, A.Kernel) and item.tail_body else []
+    return item.body.stmts + tails

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from .base import Edit, NotApplicable, Site, functions
+from .base import Edit, NotApplicable, Site, bodies, functions
 from .text import text_of
 
 NAME = "fma"
@@ -67,10 +67,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
 
 def _candidates(item) -> list[A.Binary]:
     """Every `+`/`.+` with a multiplication as an operand, in source order."""
-    roots = list(item.body.stmts)
-    if isinstance(item, A.Kernel) and item.tail_body is not None:
-        roots += item.tail_body.stmts
-    found = [e for e in A.walk(roots) if isinstance(e, A.Binary) and e.op in ("+", ".+") and _operands(e)]
+    found = [e for e in A.walk(bodies(item)) if isinstance(e, A.Binary) and e.op in ("+", ".+") and _operands(e)]
     return sorted(found, key=lambda e: (e.span.start, -e.span.end))
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from .base import Edit, NotApplicable, Site, functions
+from .base import Edit, NotApplicable, Site, bodies, functions
 from .loopshape import loops_of, names_in, scope_of
 from .nest import Nest, analyse_nest
 from .text import comment_spans, copy_range, identifiers, in_file_style, indent_at, line_start
@@ -135,8 +135,7 @@ def _counter_name(analysis: Analysis, func, nest: Nest, taken: set[str]) -> str:
     """K, unless the name K means something else somewhere in the function
     (START or N read inside K's loop after the rewrite could mean the counter)."""
     counter = analysis.symbol_at(nest.counter.name_span.start)
-    roots = func.body.stmts + (func.tail_body.stmts if isinstance(func, A.Kernel) and func.tail_body else [])
-    others = [n for n in names_in(roots) if n.name == nest.k and analysis.symbol_at(n.span.start) is not counter]
+    others = [n for n in names_in(bodies(func)) if n.name == nest.k and analysis.symbol_at(n.span.start) is not counter]
     if not others and nest.k not in {p.name for p in func.params}:
         return nest.k
     name, n = f"{nest.k}_2", 3

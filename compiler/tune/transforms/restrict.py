@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...analysis import Analysis
 from ...syntax import ast as A
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site, functions
+from .base import Edit, NotApplicable, Site, bodies, functions
 
 NAME = "restrict"
 HINTS = ()
@@ -35,7 +35,7 @@ def _written(analysis: Analysis, item) -> set[str]:
     """The pointer parameters the function stores through."""
     pointers = L.pointer_params(item)
     found = set()
-    for n in A.walk(item.body.stmts + (item.tail_body.stmts if getattr(item, "tail_body", None) else [])):
+    for n in A.walk(bodies(item)):
         if isinstance(n, A.Call) and L.writes(L.intrinsic(analysis, n)) and n.args:
             found.add(L.pointer_name(n.args[0]))
         elif isinstance(n, A.Assign):
