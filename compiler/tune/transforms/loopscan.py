@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...analysis import Analysis
 from ...intrinsics import Intrinsic
 from ...syntax import ast as A
 from ...typesys import model as T
@@ -109,11 +108,6 @@ def own_nodes(body: A.Block):
 def _exprs(x) -> list:
     nodes = [n for n in A.walk(A.children(x) if not isinstance(x, A.Expr) else [x])]
     return sorted((n for n in nodes if isinstance(n, A.Expr)), key=lambda n: n.span.start)
-
-
-def intrinsic(analysis: Analysis, call) -> Intrinsic | None:
-    callee = analysis.callee_of(call) if isinstance(call, A.Call) else None
-    return callee if isinstance(callee, Intrinsic) else None
 
 
 def is_access(intr: Intrinsic | None) -> bool:

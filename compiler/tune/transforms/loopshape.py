@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis
-from ...intrinsics import Intrinsic
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import NotApplicable
@@ -277,8 +276,8 @@ def _accumulators(analysis: Analysis, work, index: str, lets: set[str]) -> list[
 
 
 def _intrinsic(analysis: Analysis, call: A.Call, names: tuple[str, ...]) -> bool:
-    callee = analysis.callee_of(call)
-    return isinstance(callee, Intrinsic) and callee.name in names
+    intr = analysis.decisions.intrinsic_of(call)
+    return intr is not None and intr.name in names
 
 
 def reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:

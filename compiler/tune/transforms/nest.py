@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis
-from ...intrinsics import Intrinsic
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import NotApplicable
@@ -189,7 +188,7 @@ def _check_reads(analysis: Analysis, nest: Nest) -> None:
     if nest.counter.span.start < nest.acc.span.start and k in {n.name for n in names_in([init])}:
         raise NotApplicable(f"'{s}' starts at a value that reads '{k}'")
     for node in A.walk([init, update]):
-        if isinstance(node, A.Call) and not isinstance(analysis.callee_of(node), Intrinsic):
+        if isinstance(node, A.Call) and analysis.decisions.intrinsic_of(node) is None:
             raise NotApplicable(f"the loop calls '{node.name}', which may write to '{x}'")
         if isinstance(node, A.Name) and isinstance(node.ty, T.Pointer):
             sym = analysis.symbol_at(node.span.start)

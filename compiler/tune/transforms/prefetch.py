@@ -48,7 +48,7 @@ def _loads(analysis: Analysis, lp: L.Loop, pointers: dict) -> list[tuple[str, A.
     found = []
     for n in nodes:
         if isinstance(n, A.Call):
-            intr = L.intrinsic(analysis, n)
+            intr = analysis.decisions.intrinsic_of(n)
             if L.is_access(intr) and not L.writes(intr) and len(n.args) >= 2:
                 found.append((L.pointer_name(n.args[0]), n.args[1]))
         elif isinstance(n, A.Index) and id(n) not in stored:
@@ -65,7 +65,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
         raise NotApplicable(f"prefetch distance {choice} is not one of {DISTANCES}")
     lp = loops[site.index]
     for n in L.own_nodes(lp.body):
-        if isinstance(n, A.Call) and L.is_hint(L.intrinsic(analysis, n)):
+        if isinstance(n, A.Call) and L.is_hint(analysis.decisions.intrinsic_of(n)):
             raise NotApplicable(f"the loop at line {lp.line} already prefetches (line {n.span.line})")
     changing = _changed_in(lp)
     consts = {it.name for it in analysis.ast.items if isinstance(it, A.ConstDecl)}

@@ -36,7 +36,7 @@ def _written(analysis: Analysis, item) -> set[str]:
     pointers = L.pointer_params(item)
     found = set()
     for n in A.walk(bodies(item)):
-        if isinstance(n, A.Call) and L.writes(L.intrinsic(analysis, n)) and n.args:
+        if isinstance(n, A.Call) and L.writes(analysis.decisions.intrinsic_of(n)) and n.args:
             found.add(L.pointer_name(n.args[0]))
         elif isinstance(n, A.Assign):
             base = n.target.base if isinstance(n.target, (A.Index, A.Field)) else None

@@ -34,7 +34,7 @@ def _plan(analysis: Analysis, item) -> tuple[list[str], list]:
         if not lp.main:
             continue
         for n in L.own_nodes(lp.body):
-            if isinstance(n, A.Call) and L.intrinsic(analysis, n) is TABLE["store"] and n.args:
+            if isinstance(n, A.Call) and analysis.decisions.intrinsic_of(n) is TABLE["store"] and n.args:
                 p = L.pointer_name(n.args[0])
                 if p in pointers and isinstance(n.args[2].ty if len(n.args) > 2 else None, T.Vector):
                     stores.append(n)

@@ -140,7 +140,7 @@ def _call_edits(analysis: Analysis, item, mapping: dict[str, str], ratio: int) -
         if not isinstance(n, A.Call) or not _has_vectors(n):
             continue
         callee = analysis.callee_of(n)
-        intr = L.intrinsic(analysis, n)
+        intr = analysis.decisions.intrinsic_of(n)
         if intr is None:
             name = callee.name if callee is not None else n.name
             raise NotApplicable(f"the call to {name} at line {n.span.line} passes or returns vectors")

@@ -45,7 +45,7 @@ class Scaler:
         mask_tail = {id(n) for n in A.walk(tails)} if isinstance(item, A.Kernel) and item.tail == "mask" else set()
         vector_loops: list[L.Loop] = []
         for n in A.walk(bodies(item)):
-            if isinstance(n, A.Call) and L.is_access(L.intrinsic(self.a, n)) and _vector_call(n):
+            if isinstance(n, A.Call) and L.is_access(self.a.decisions.intrinsic_of(n)) and _vector_call(n):
                 lp = owner.get(id(n))
                 if lp is None and id(n) not in mask_tail:
                     raise NotApplicable(f"the vector {n.name} at line {n.span.line} is outside an indexed loop")
@@ -80,7 +80,7 @@ class Scaler:
             self._bound(cond, lp)
         covered = set()  # the vectors of a step the accesses reach, as element offsets
         for n in L.own_nodes(lp.body):
-            intr = L.intrinsic(self.a, n) if isinstance(n, A.Call) else None
+            intr = self.a.decisions.intrinsic_of(n) if isinstance(n, A.Call) else None
             if L.is_access(intr) and len(n.args) >= 2 and _vector_call(n):
                 _, has_var, offset = self._sum(n.args[1], "offset", lp)
                 if not has_var:
