@@ -58,6 +58,7 @@ class Rewrite:
     choice: object
     title: str
     text: str  # the whole rewritten source
+    analysis: Analysis = field(repr=False, compare=False)  # of `text` (checked clean)
     edits: tuple[Edit, ...] = field(default=())
 
 
