@@ -150,6 +150,6 @@ def render(analysis: Analysis, space: Space, point: tuple) -> str:
         if site is None:
             raise T.NotApplicable(f"{knob.label(value)}: the site is gone after the other changes")
         rewrite = T.apply(current, site, value)
-        current = analyze(rewrite.text, analysis.path, analysis.options)
+        current = rewrite.analysis
         text = rewrite.text
     return text

@@ -155,6 +155,13 @@ def test_fma_accumulator_literal_step_x8_exact():
                           "    acc = ((acc .+ acc_1) .+ (acc_2 .+ acc_3)) .+ ((acc_4 .+ acc_5) .+ (acc_6 .+ acc_7))\n")
 
 
+def test_a_rewrite_carries_the_analysis_of_its_text():
+    rw = rewrite(DOT, "unroll", "dot", 4)
+    assert rw.text != DOT
+    assert rw.analysis.ok and rw.analysis.source.data.decode() == rw.text
+    assert rw.analysis.options == analyze(DOT, "t.ea").options
+
+
 def test_integer_and_scalar_accumulators_start_at_the_identity():
     block = _insertion(ISUM, rewrite(ISUM, "unroll", "isum", 2).text)
     assert block == """\

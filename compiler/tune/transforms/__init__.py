@@ -3,7 +3,7 @@ language server offers as code actions. Each is a module with the interface
 described in `base.py`; this registry is the one list of them.
 
     sites = find_sites(analysis, function=None, only=None)   # list[Site]
-    rw = apply(analysis, site, choice)   # Rewrite (checked clean) or raises NotApplicable
+    rw = apply(analysis, site, choice)   # Rewrite (checked clean, rw.analysis) or raises NotApplicable
     title(site, choice)                  # what apply's Rewrite will be titled, without applying
     site = locate(analysis, ident)       # the same site in another version of the text
 """
@@ -47,7 +47,7 @@ def apply(analysis: Analysis, site: Site, choice) -> Rewrite:
     if not after.ok:
         first = after.errors[0]
         raise NotApplicable(f"{site.transform} would not compile: {first.message}")
-    return Rewrite(site, choice, mod.title(site, choice), text, tuple(edits))
+    return Rewrite(site, choice, mod.title(site, choice), text, after, tuple(edits))
 
 
 __all__ = ["Edit", "MODULES", "NotApplicable", "Rewrite", "Site", "apply", "find_sites", "locate", "splice", "title"]

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...analysis import Analysis
+from ...syntax import ast as A
+
 
 class NotApplicable(Exception):
     """The transformation cannot apply here (str(err) says why)."""
@@ -55,6 +58,7 @@ class Rewrite:
     choice: object
     title: str
     text: str  # the whole rewritten source
+    analysis: Analysis = field(repr=False, compare=False)  # of `text` (checked clean)
     edits: tuple[Edit, ...] = field(default=())
 
 
@@ -68,3 +72,18 @@ def splice(data: bytes, edits: list[Edit]) -> bytes:
         pos = e.end
     out.append(data[pos:])
     return b"".join(out)
+
+
+def functions(analysis: Analysis, name: str | None = None) -> list:
+    """The functions and kernels of the source tree compiled for the target
+    (a function's `#[cfg]` for another architecture drops it; a kernel's is
+    ignored, LANGUAGE.md §3.6), optionally only `name`."""
+    arch = analysis.options.arch
+    return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
+            and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]
+
+
+def bodies(item) -> list:
+    """The statements of a function's body, then those of a kernel's tail."""
+    tails = item.tail_body.stmts if isinstance(item, A.Kernel) and item.tail_body else []
+    return item.body.stmts + tails

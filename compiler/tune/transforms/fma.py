@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from .base import Edit, NotApplicable, Site
+from .base import Edit, NotApplicable, Site, bodies, functions
 from .text import text_of
 
 NAME = "fma"
@@ -35,7 +35,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok:
         return []  # a rewrite must check clean, so a file with errors offers none
     out: list[Site] = []
-    for item in _functions(analysis, function):
+    for item in functions(analysis, function):
         found = []
         for e in _candidates(item):
             try:
@@ -58,24 +58,16 @@ def title(site: Site, choice) -> str:
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if choice is not True:
         raise NotApplicable(f"fma has one choice, True; got {choice!r}")
-    for item in _functions(analysis, site.function):
+    for item in functions(analysis, site.function):
         for e in _candidates(item):
             if (e.span.start, e.span.end) == (site.start, site.end):
                 return [Edit(e.span.start, e.span.end, _call_text(analysis, e))]
     raise NotApplicable(f"no multiply-add at line {site.line} of '{site.function}'")
 
 
-def _functions(analysis: Analysis, function: str | None):
-    return [it for it in analysis.ast.items
-            if isinstance(it, (A.Func, A.Kernel)) and (function is None or it.name == function)]
-
-
 def _candidates(item) -> list[A.Binary]:
     """Every `+`/`.+` with a multiplication as an operand, in source order."""
-    roots = list(item.body.stmts)
-    if isinstance(item, A.Kernel) and item.tail_body is not None:
-        roots += item.tail_body.stmts
-    found = [e for e in A.walk(roots) if isinstance(e, A.Binary) and e.op in ("+", ".+") and _operands(e)]
+    found = [e for e in A.walk(bodies(item)) if isinstance(e, A.Binary) and e.op in ("+", ".+") and _operands(e)]
     return sorted(found, key=lambda e: (e.span.start, -e.span.end))
 
 

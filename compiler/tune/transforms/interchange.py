@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from .base import Edit, NotApplicable, Site
-from .loopscan import functions
-from .loopshape import loops_of, names_in
+from .base import Edit, NotApplicable, Site, bodies, functions
+from .loopshape import loops_of, names_in, scope_of
 from .nest import Nest, analyse_nest
 from .text import comment_spans, copy_range, identifiers, in_file_style, indent_at, line_start
 
@@ -54,9 +53,10 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     out: list[Site] = []
     for item in functions(analysis, function):
         found = []
+        scope = scope_of(item)
         for w in loops_of(item):
             try:
-                nest = analyse_nest(analysis, item, w)
+                nest = analyse_nest(analysis, scope, w)
                 indent_at(analysis.source.data, w.span.start)
             except NotApplicable:
                 continue
@@ -80,7 +80,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     for item in items:
         w = next((w for w in loops_of(item) if w.span.start == site.start), None)
         if w is not None:
-            return [_interchange(analysis, item, analyse_nest(analysis, item, w))]
+            return [_interchange(analysis, item, analyse_nest(analysis, scope_of(item), w))]
     if not items:
         raise NotApplicable(f"no function '{site.function}'")
     raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
@@ -135,8 +135,7 @@ def _counter_name(analysis: Analysis, func, nest: Nest, taken: set[str]) -> str:
     """K, unless the name K means something else somewhere in the function
     (START or N read inside K's loop after the rewrite could mean the counter)."""
     counter = analysis.symbol_at(nest.counter.name_span.start)
-    roots = func.body.stmts + (func.tail_body.stmts if isinstance(func, A.Kernel) and func.tail_body else [])
-    others = [n for n in names_in(roots) if n.name == nest.k and analysis.symbol_at(n.span.start) is not counter]
+    others = [n for n in names_in(bodies(func)) if n.name == nest.k and analysis.symbol_at(n.span.start) is not counter]
     if not others and nest.k not in {p.name for p in func.params}:
         return nest.k
     name, n = f"{nest.k}_2", 3

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...analysis import Analysis
 from ...intrinsics import Intrinsic
 from ...syntax import ast as A
 from ...typesys import model as T
@@ -38,15 +37,6 @@ class Loop:
             return True
         step = self.step if isinstance(self.step, int) else A.unparen(self.step)
         return not (step == 1 or isinstance(step, A.IntLit) and step.value == 1)
-
-
-def functions(analysis: Analysis, name: str | None = None) -> list:
-    """The functions and kernels of the source tree compiled for the target
-    (a function's `#[cfg]` for another architecture drops it; a kernel's is
-    ignored, LANGUAGE.md §3.6), optionally only `name`."""
-    arch = analysis.options.arch
-    return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
-            and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]
 
 
 def index_loops(item) -> list[Loop]:
@@ -118,11 +108,6 @@ def own_nodes(body: A.Block):
 def _exprs(x) -> list:
     nodes = [n for n in A.walk(A.children(x) if not isinstance(x, A.Expr) else [x])]
     return sorted((n for n in nodes if isinstance(n, A.Expr)), key=lambda n: n.span.start)
-
-
-def intrinsic(analysis: Analysis, call) -> Intrinsic | None:
-    callee = analysis.callee_of(call) if isinstance(call, A.Call) else None
-    return callee if isinstance(callee, Intrinsic) else None
 
 
 def is_access(intr: Intrinsic | None) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis
-from ...intrinsics import Intrinsic
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import NotApplicable
@@ -47,6 +46,50 @@ class WhileLoop:
 
 _SUM = {"+": "sum", ".+": "sum", "*": "product", ".*": "product", "|": "or", ".|": "or", "^": "xor", ".^": "xor"}
 _PURE = (A.Name, A.IntLit, A.Paren, A.Binary, A.Unary, A.Field)
+
+
+@dataclass
+class Scope:
+    """What the loop analyses read from the whole function, gathered in one
+    pass so each loop's analysis costs the loop, not the function: the block
+    each statement is written in, the `unroll(N)` hint of each hinted loop,
+    and every name read or written (in walk order), by name."""
+    func: object  # A.Func | A.Kernel
+    blocks: dict  # id(statement) -> the statement list it is written in (a hinted loop: its hint's)
+    hints: dict  # id(loop) -> its A.Unroll
+    names: dict  # name -> [(walk position, A.Name)]
+
+    def block_of(self, stmt) -> list:
+        """The statement list `stmt` is written in (a function's body, a branch, a
+        loop body), directly or under an `unroll(N)` hint."""
+        found = self.blocks.get(id(stmt))
+        if found is None:
+            raise NotApplicable("the loop is not in a block of the function")
+        return found
+
+    def names_outside(self, wanted, node) -> list[A.Name]:
+        """The Name nodes called one of `wanted` outside `node`'s span, in walk order."""
+        out = [(i, n) for name in set(wanted) for i, n in self.names.get(name, ())
+               if not node.span.start <= n.span.start < node.span.end]
+        return [n for _, n in sorted(out, key=lambda x: x[0])]
+
+
+def scope_of(func) -> Scope:
+    roots = [func.body] + ([func.tail_body] if isinstance(func, A.Kernel) and func.tail_body else [])
+    blocks: dict = {}
+    hints: dict = {}
+    names: dict = {}
+    for i, node in enumerate(A.walk(roots)):
+        if isinstance(node, A.Block):
+            for s in node.stmts:
+                blocks.setdefault(id(s), node.stmts)
+                if isinstance(s, A.Unroll):
+                    blocks.setdefault(id(s.loop), node.stmts)
+        elif isinstance(node, A.Unroll):
+            hints.setdefault(id(node.loop), node)
+        elif isinstance(node, A.Name):
+            names.setdefault(node.name, []).append((i, node))
+    return Scope(func, blocks, hints, names)
 
 
 def loops_of(func) -> list[A.While]:
@@ -105,7 +148,7 @@ def is_pure(e) -> bool:
     return all(isinstance(n, _PURE) for n in A.walk([e]))
 
 
-def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
+def analyse_while(analysis: Analysis, scope: Scope, w: A.While) -> WhileLoop:
     """The loop's plan, or NotApplicable saying why it cannot be unrolled."""
     cond = A.unparen(w.cond)
     head = A.unparen(cond.left) if isinstance(cond, A.Binary) else None
@@ -143,7 +186,7 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
             raise NotApplicable("the loop body returns")
         if isinstance(s, (A.While, A.For, A.ForEach)):
             raise NotApplicable("the loop body holds a loop (unroll the inner loop instead)")
-    _not_a_remainder(analysis, func, w, index, bound)
+    _not_a_remainder(analysis, scope, w, index, bound)
     assigned = assigned_in(work)
     if index in assigned:
         raise NotApplicable(f"the loop body assigns or redeclares '{index}' besides advancing it")
@@ -154,19 +197,19 @@ def analyse_while(analysis: Analysis, func, w: A.While) -> WhileLoop:
     if any(n.name == index for n in names_in([bound])):
         raise NotApplicable(f"the loop bound depends on '{index}'")
     # Outside the loop, a body local would read the last copy's value, not the last step's.
-    roots = func.body.stmts + (func.tail_body.stmts if isinstance(func, A.Kernel) and func.tail_body else [])
-    lets = body_lets(work, [n for n in names_in(roots) if not w.span.start <= n.span.start < w.span.end])
+    declared = [s.name for s in A.statements(work) if isinstance(s, A.Let)]
+    lets = body_lets(work, scope.names_outside(declared, w))
     accs = tuple(_accumulators(analysis, work, index, set(lets)))
-    hinted = next((s for s in A.statements(func.body.stmts) if isinstance(s, A.Unroll) and s.loop is w), None)
+    hinted = scope.hints.get(id(w))
     start = w.span.start if hinted is None else hinted.span.start
     return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets), start, strict)
 
 
-def _not_a_remainder(analysis: Analysis, func, w: A.While, index: str, bound) -> None:
+def _not_a_remainder(analysis: Analysis, scope: Scope, w: A.While, index: str, bound) -> None:
     """NotApplicable when the statements before `w` in its block end with a
     loop over `index` to the same bound, with `index` not reset since: `w`
     then runs the fewer-than-a-step iterations that loop left."""
-    siblings = block_of(func, w)
+    siblings = scope.block_of(w)
     before = siblings[:next(n for n, s in enumerate(siblings) if _holds(s, w))]
     text = analysis.source.data[bound.span.start:bound.span.end]
     for s in reversed(before):
@@ -181,16 +224,6 @@ def _not_a_remainder(analysis: Analysis, func, w: A.While, index: str, bound) ->
             raise NotApplicable(f"the loop runs what the loop at line {loop.span.line} leaves "
                                 f"(fewer iterations than its step)")
         return
-
-
-def block_of(func, stmt) -> list:
-    """The statement list `stmt` is written in (a function's body, a branch, a
-    loop body), directly or under an `unroll(N)` hint."""
-    roots = [func.body] + ([func.tail_body] if isinstance(func, A.Kernel) and func.tail_body else [])
-    for node in A.walk(roots):
-        if isinstance(node, A.Block) and any(_holds(s, stmt) for s in node.stmts):
-            return node.stmts
-    raise NotApplicable("the loop is not in a block of the function")
 
 
 def _holds(s, stmt) -> bool:
@@ -243,8 +276,8 @@ def _accumulators(analysis: Analysis, work, index: str, lets: set[str]) -> list[
 
 
 def _intrinsic(analysis: Analysis, call: A.Call, names: tuple[str, ...]) -> bool:
-    callee = analysis.callee_of(call)
-    return isinstance(callee, Intrinsic) and callee.name in names
+    intr = analysis.decisions.intrinsic_of(call)
+    return intr is not None and intr.name in names
 
 
 def reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:

@@ -29,11 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis
-from ...intrinsics import Intrinsic
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import NotApplicable
-from .loopshape import block_of, const_value, is_pure, names_in, reduction
+from .loopshape import Scope, const_value, is_pure, names_in, reduction
 
 SHAPE = ("the loop body is not `let mut s = ...; let mut k = ...; while k < n { s = s + ...; k = k + 1 }; "
          "x[...] = s; j = j + 1`")
@@ -61,7 +60,7 @@ class Nest:
         return next(n for n in names_in([self.update.value]) if n.name == self.acc.name)
 
 
-def analyse_nest(analysis: Analysis, func, w: A.While) -> Nest:
+def analyse_nest(analysis: Analysis, scope: Scope, w: A.While) -> Nest:
     """The nest under `w`, or NotApplicable saying why it cannot be interchanged."""
     j, outer_bound, advance = _step_one(analysis, w, "outer")
     body = w.body.stmts
@@ -91,7 +90,7 @@ def analyse_nest(analysis: Analysis, func, w: A.While) -> Nest:
         sym = analysis.symbol_at(let.name_span.start)
         if sym is not None and any(not w.span.start <= r.start < w.span.end for r in sym.references):
             raise NotApplicable(f"'{let.name}', declared in the loop, is used after it")
-    nest = Nest(w, inner, j, k, _start_value(analysis, func, w, j), outer_bound, inner_bound, acc, counter,
+    nest = Nest(w, inner, j, k, _start_value(scope, w, j), outer_bound, inner_bound, acc, counter,
                 update, store, advance, k_advance)
     _check_stores(analysis, nest)
     _check_reads(analysis, nest)
@@ -124,9 +123,9 @@ def _step_one(analysis: Analysis, w: A.While, which: str) -> tuple[str, A.Expr, 
     return var.name, cond.right, last
 
 
-def _start_value(analysis: Analysis, func, w: A.While, j: str) -> A.Expr:
+def _start_value(scope: Scope, w: A.While, j: str) -> A.Expr:
     """START: the value `j` is given right before the loop (set again before each pass over j)."""
-    stmts = block_of(func, w)
+    stmts = scope.block_of(w)
     at = next(n for n, s in enumerate(stmts) if s is w or isinstance(s, A.Unroll) and s.loop is w)
     if stmts[at] is not w:
         raise NotApplicable("the loop carries an `unroll(N)` hint")
@@ -189,7 +188,7 @@ def _check_reads(analysis: Analysis, nest: Nest) -> None:
     if nest.counter.span.start < nest.acc.span.start and k in {n.name for n in names_in([init])}:
         raise NotApplicable(f"'{s}' starts at a value that reads '{k}'")
     for node in A.walk([init, update]):
-        if isinstance(node, A.Call) and not isinstance(analysis.callee_of(node), Intrinsic):
+        if isinstance(node, A.Call) and analysis.decisions.intrinsic_of(node) is None:
             raise NotApplicable(f"the loop calls '{node.name}', which may write to '{x}'")
         if isinstance(node, A.Name) and isinstance(node.ty, T.Pointer):
             sym = analysis.symbol_at(node.span.start)

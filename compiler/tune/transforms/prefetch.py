@@ -14,7 +14,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site
+from .base import Edit, NotApplicable, Site, functions
 from .text import first_on_line, in_file_style, line_start, next_line, text_of
 
 NAME = "prefetch"
@@ -33,7 +33,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok:
         return []
     out = []
-    for item in L.functions(analysis, function):
+    for item in functions(analysis, function):
         for index, lp in enumerate(_main_loops(analysis, item)):
             out.append(Site(NAME, item.name, index, lp.line, lp.node.span.start, lp.node.span.end,
                             DISTANCES, HINTS[0]))
@@ -48,7 +48,7 @@ def _loads(analysis: Analysis, lp: L.Loop, pointers: dict) -> list[tuple[str, A.
     found = []
     for n in nodes:
         if isinstance(n, A.Call):
-            intr = L.intrinsic(analysis, n)
+            intr = analysis.decisions.intrinsic_of(n)
             if L.is_access(intr) and not L.writes(intr) and len(n.args) >= 2:
                 found.append((L.pointer_name(n.args[0]), n.args[1]))
         elif isinstance(n, A.Index) and id(n) not in stored:
@@ -57,7 +57,7 @@ def _loads(analysis: Analysis, lp: L.Loop, pointers: dict) -> list[tuple[str, A.
 
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
-    item = next(iter(L.functions(analysis, site.function)), None)
+    item = next(iter(functions(analysis, site.function)), None)
     loops = _main_loops(analysis, item) if item is not None else []
     if site.index >= len(loops):
         raise NotApplicable(f"no loop {site.index} in {site.function}")
@@ -65,7 +65,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
         raise NotApplicable(f"prefetch distance {choice} is not one of {DISTANCES}")
     lp = loops[site.index]
     for n in L.own_nodes(lp.body):
-        if isinstance(n, A.Call) and L.is_hint(L.intrinsic(analysis, n)):
+        if isinstance(n, A.Call) and L.is_hint(analysis.decisions.intrinsic_of(n)):
             raise NotApplicable(f"the loop at line {lp.line} already prefetches (line {n.span.line})")
     changing = _changed_in(lp)
     consts = {it.name for it in analysis.ast.items if isinstance(it, A.ConstDecl)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...analysis import Analysis
 from ...syntax import ast as A
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site
+from .base import Edit, NotApplicable, Site, bodies, functions
 
 NAME = "restrict"
 HINTS = ()
@@ -19,7 +19,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok:
         return []
     out = []
-    for item in L.functions(analysis, function):
+    for item in functions(analysis, function):
         pointers = [p for p in item.params if isinstance(p.type, A.PointerType)]
         if len(pointers) < 2 or all(p.type.restrict for p in pointers) or not _written(analysis, item):
             continue
@@ -35,8 +35,8 @@ def _written(analysis: Analysis, item) -> set[str]:
     """The pointer parameters the function stores through."""
     pointers = L.pointer_params(item)
     found = set()
-    for n in A.walk(item.body.stmts + (item.tail_body.stmts if getattr(item, "tail_body", None) else [])):
-        if isinstance(n, A.Call) and L.writes(L.intrinsic(analysis, n)) and n.args:
+    for n in A.walk(bodies(item)):
+        if isinstance(n, A.Call) and L.writes(analysis.decisions.intrinsic_of(n)) and n.args:
             found.add(L.pointer_name(n.args[0]))
         elif isinstance(n, A.Assign):
             base = n.target.base if isinstance(n.target, (A.Index, A.Field)) else None
@@ -45,7 +45,7 @@ def _written(analysis: Analysis, item) -> set[str]:
 
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
-    item = next((f for f in L.functions(analysis, site.function)), None)
+    item = next((f for f in functions(analysis, site.function)), None)
     if item is None or choice is not True:
         raise NotApplicable(f"no function {site.function}")
     pointers = [p for p in item.params if isinstance(p.type, A.PointerType)]

@@ -17,7 +17,7 @@ from ...intrinsics import TABLE
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site, splice
+from .base import Edit, NotApplicable, Site, functions, splice
 from .text import text_of
 
 NAME = "stream_store"
@@ -34,7 +34,7 @@ def _plan(analysis: Analysis, item) -> tuple[list[str], list]:
         if not lp.main:
             continue
         for n in L.own_nodes(lp.body):
-            if isinstance(n, A.Call) and L.intrinsic(analysis, n) is TABLE["store"] and n.args:
+            if isinstance(n, A.Call) and analysis.decisions.intrinsic_of(n) is TABLE["store"] and n.args:
                 p = L.pointer_name(n.args[0])
                 if p in pointers and isinstance(n.args[2].ty if len(n.args) > 2 else None, T.Vector):
                     stores.append(n)
@@ -53,7 +53,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok:
         return []
     out = []
-    for item in L.functions(analysis, function):
+    for item in functions(analysis, function):
         pointers, _ = _plan(analysis, item)
         if pointers:
             out.append(Site(NAME, item.name, 0, item.name_span.line, item.span.start, item.span.end,
@@ -62,7 +62,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
 
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
-    item = next(iter(L.functions(analysis, site.function)), None)
+    item = next(iter(functions(analysis, site.function)), None)
     if item is None:
         raise NotApplicable(f"no function {site.function}")
     pointers, stores = _plan(analysis, item)

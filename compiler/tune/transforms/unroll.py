@@ -25,9 +25,9 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import kernels
-from .base import Edit, NotApplicable, Site
+from .base import Edit, NotApplicable, Site, functions
 from .copies import copy_subs, times
-from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of
+from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of, scope_of
 from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
                    line_start, next_line, parents)
 
@@ -46,9 +46,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok:
         return []  # a rewrite must check clean, so a file with errors offers none
     out: list[Site] = []
-    for item in analysis.ast.items:
-        if not isinstance(item, (A.Func, A.Kernel)) or (function is not None and item.name != function):
-            continue
+    for item in functions(analysis, function):
         found: list[tuple[int, dict]] = []
         if isinstance(item, A.Kernel):
             try:
@@ -58,9 +56,10 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
                                                     end=item.span.end, hint=hint)))
             except NotApplicable:
                 pass
+        scope = scope_of(item)
         for w in loops_of(item):
             try:
-                lp = analyse_while(analysis, item, w)
+                lp = analyse_while(analysis, scope, w)
                 _layout(analysis.source.data, lp)
             except NotApplicable:
                 continue
@@ -82,17 +81,15 @@ def title(site: Site, choice) -> str:
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if not isinstance(choice, int) or isinstance(choice, bool) or choice < 2:
         raise NotApplicable(f"unroll needs a factor of 2 or more, got {choice!r}")
-    # `#[cfg]` variants share a name: the site's position says which one.
-    items = [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel)) and it.name == site.function]
-    for item in items:
-        if isinstance(item, A.Kernel) and item.span.start == site.start:
-            return kernels.unroll_kernel(analysis, item, choice)
-        w = next((w for w in loops_of(item) if w.span.start == site.start), None)
-        if w is not None:
-            return [_unroll_while(analysis, item, analyse_while(analysis, item, w), choice)]
-    if not items:
+    item = next(iter(functions(analysis, site.function)), None)
+    if item is None:
         raise NotApplicable(f"no function '{site.function}'")
-    raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
+    if isinstance(item, A.Kernel) and item.span.start == site.start:
+        return kernels.unroll_kernel(analysis, item, choice)
+    w = next((w for w in loops_of(item) if w.span.start == site.start), None)
+    if w is None:
+        raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
+    return [_unroll_while(analysis, item, analyse_while(analysis, scope_of(item), w), choice)]
 
 
 # ---- the while loop ---------------------------------------------------------

@@ -31,7 +31,7 @@ from ...syntax import ast as A
 from ...typesys import model as T
 from ...typesys.vectors import VECTORS
 from . import loopscan as L
-from .base import Edit, NotApplicable, Site, splice
+from .base import Edit, NotApplicable, Site, bodies, functions, splice
 from .text import text_of
 from .widen_index import Scaler
 
@@ -49,8 +49,7 @@ class WidenSite(Site):
 def vector_types(item) -> list[T.Vector]:
     """The vector types the function's code has (written or inferred), in
     order of first appearance; masks aside."""
-    tails = item.tail_body.stmts if isinstance(item, A.Kernel) and item.tail_body else []
-    nodes = [n for n in A.walk(item.body.stmts + tails) if isinstance(n, (A.Expr, A.Let))]
+    nodes = [n for n in A.walk(bodies(item)) if isinstance(n, (A.Expr, A.Let))]
     nodes += [p for p in item.params]
     seen: dict[str, tuple[int, T.Vector]] = {}
     for n in nodes:
@@ -66,7 +65,7 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     if not analysis.ok or analysis.options.is_arm:
         return []
     out = []
-    for item in L.functions(analysis, function):
+    for item in functions(analysis, function):
         vecs = vector_types(item)
         bits = {v.bits for v in vecs}
         if len(bits) != 1:
@@ -84,7 +83,7 @@ def _wider(v: T.Vector, ratio: int) -> str:
 
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
-    item = next(iter(L.functions(analysis, site.function)), None)
+    item = next(iter(functions(analysis, site.function)), None)
     if item is None:
         raise NotApplicable(f"no function {site.function}")
     vecs = vector_types(item)
@@ -124,8 +123,7 @@ def _type_edits(item, mapping: dict[str, str]) -> list[Edit]:
     for t in signature:
         if isinstance(t, A.NamedType) and t.name in mapping:
             raise NotApplicable(f"{item.name} takes or returns {t.name}: its callers fix the width")
-    tails = item.tail_body.stmts if isinstance(item, A.Kernel) and item.tail_body else []
-    lets = [s.type for s in A.statements(item.body.stmts + tails) if isinstance(s, A.Let)]
+    lets = [s.type for s in A.statements(bodies(item)) if isinstance(s, A.Let)]
     return [Edit(t.span.start, t.span.end, mapping[t.name]) for t in lets
             if isinstance(t, A.NamedType) and t.name in mapping]
 
@@ -133,9 +131,8 @@ def _type_edits(item, mapping: dict[str, str]) -> list[Edit]:
 def _call_edits(analysis: Analysis, item, mapping: dict[str, str], ratio: int) -> list[Edit]:
     """Intrinsics named after a width take the wider name; the rest must work
     on any lane count. Lane positions (literals, indices) are refused."""
-    tails = item.tail_body.stmts if isinstance(item, A.Kernel) and item.tail_body else []
     out = []
-    for n in sorted(A.walk(item.body.stmts + tails), key=lambda n: n.span.start):
+    for n in sorted(A.walk(bodies(item)), key=lambda n: n.span.start):
         if isinstance(n, A.VectorLit):
             raise NotApplicable(f"the vector literal at line {n.span.line} spells out its lanes")
         if isinstance(n, A.Index) and isinstance(n.base.ty, T.Vector):
@@ -143,7 +140,7 @@ def _call_edits(analysis: Analysis, item, mapping: dict[str, str], ratio: int) -
         if not isinstance(n, A.Call) or not _has_vectors(n):
             continue
         callee = analysis.callee_of(n)
-        intr = L.intrinsic(analysis, n)
+        intr = analysis.decisions.intrinsic_of(n)
         if intr is None:
             name = callee.name if callee is not None else n.name
             raise NotApplicable(f"the call to {name} at line {n.span.line} passes or returns vectors")
@@ -188,7 +185,7 @@ def _check_result(analysis: Analysis, item, edits: list[Edit], mapping: dict[str
     after = analyze(splice(analysis.source.data, edits), analysis.path, analysis.options)
     if not after.ok:
         return  # apply reports the first error
-    new = next(f for f in L.functions(after, item.name))
+    new = next(f for f in functions(after, item.name))
     left = [v.name for v in vector_types(new) if v.name not in mapping.values()]
     if left:
         raise NotApplicable(f"after widening, {item.name} still has {left[0]} vectors")

@@ -20,7 +20,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import loopscan as L
-from .base import Edit, NotApplicable
+from .base import Edit, NotApplicable, bodies, functions
 from .text import text_of
 
 
@@ -44,8 +44,8 @@ class Scaler:
                 owner[id(n)] = lp
         mask_tail = {id(n) for n in A.walk(tails)} if isinstance(item, A.Kernel) and item.tail == "mask" else set()
         vector_loops: list[L.Loop] = []
-        for n in A.walk(item.body.stmts + tails):
-            if isinstance(n, A.Call) and L.is_access(L.intrinsic(self.a, n)) and _vector_call(n):
+        for n in A.walk(bodies(item)):
+            if isinstance(n, A.Call) and L.is_access(self.a.decisions.intrinsic_of(n)) and _vector_call(n):
                 lp = owner.get(id(n))
                 if lp is None and id(n) not in mask_tail:
                     raise NotApplicable(f"the vector {n.name} at line {n.span.line} is outside an indexed loop")
@@ -53,8 +53,8 @@ class Scaler:
                     vector_loops.append(lp)
         for lp in sorted(vector_loops, key=lambda lp: lp.node.span.start):
             self._loop(lp)
-        self._const_uses(item.body.stmts + tails)
-        self._stray_literals(item.body.stmts + tails, mask_tail)
+        self._const_uses(bodies(item))
+        self._stray_literals(bodies(item), mask_tail)
         return list(self.out.values())
 
     # ---- one vector loop ----
@@ -80,7 +80,7 @@ class Scaler:
             self._bound(cond, lp)
         covered = set()  # the vectors of a step the accesses reach, as element offsets
         for n in L.own_nodes(lp.body):
-            intr = L.intrinsic(self.a, n) if isinstance(n, A.Call) else None
+            intr = self.a.decisions.intrinsic_of(n) if isinstance(n, A.Call) else None
             if L.is_access(intr) and len(n.args) >= 2 and _vector_call(n):
                 _, has_var, offset = self._sum(n.args[1], "offset", lp)
                 if not has_var:
@@ -208,8 +208,8 @@ class Scaler:
 
     def _scale_const(self, use: A.Name) -> None:
         decl = self.consts[use.name]
-        users = [f.name for f in L.functions(self.a) if f is not self.item and
-                 any(n.name == use.name for n in A.walk(_bodies(f)) if isinstance(n, A.Name))]
+        users = [f.name for f in functions(self.a) if f is not self.item and
+                 any(n.name == use.name for n in A.walk(bodies(f)) if isinstance(n, A.Name))]
         if users:
             raise NotApplicable(f"the step uses const {use.name}, which {', '.join(users)} also "
                                 f"use{'s' if len(users) == 1 else ''}")
@@ -265,8 +265,3 @@ def _terms(e) -> list[tuple[int, object]]:
 
 def _vector_call(call: A.Call) -> bool:
     return any(isinstance(x.ty, T.Vector) for x in [call] + call.args)
-
-
-def _bodies(item) -> list:
-    tails = item.tail_body.stmts if isinstance(item, A.Kernel) and item.tail_body else []
-    return item.body.stmts + tails
