@@ -243,11 +243,11 @@ class _Run:
         def try_point(point: tuple) -> bool:
             label = space.label(point)
             try:
-                text = render(base_analysis, space, point)
+                text, analysis = render(base_analysis, space, point)
             except T.NotApplicable as err:
                 self._record(Attempt(len(self.history) + 1, label, "not-applicable", str(err), function=fn))
                 return False
-            return self.try_text(text, label, fn, benches)
+            return self.try_text(text, label, fn, benches, analysis)
 
         hints = set(self.last_eval.facts.get(fn, {}).get("hints", []))
         if self.last_eval.facts.get(fn, {}).get("bottleneck") == "memory-bound":
@@ -261,9 +261,11 @@ class _Run:
             names.append("restrict")
         return tuple(names)
 
-    def try_text(self, text: str, label: str, fn: str, benches: list[str]) -> bool:
-        """Gate one variant against the current best; True when accepted (it becomes the best)."""
-        analysis = analyze(text, str(self.cfg.kernel), self.cfg.options)
+    def try_text(self, text: str, label: str, fn: str, benches: list[str], analysis: Analysis | None = None) -> bool:
+        """Gate one variant against the current best; True when accepted (it becomes the best).
+        `analysis`: the text's, when the caller has it."""
+        if analysis is None:
+            analysis = analyze(text, str(self.cfg.kernel), self.cfg.options)
         index = len(self.history) + 1
         if not analysis.ok:
             first = analysis.errors[0]

@@ -87,10 +87,8 @@ class Space:
 
 
 def uses_name(analysis: Analysis, function: str, name: str) -> bool:
-    for item in analysis.ast.items:
-        if isinstance(item, (A.Func, A.Kernel)) and item.name == function:
-            return any(isinstance(n, A.Name) and n.name == name for n in A.walk(item.body.stmts))
-    return False
+    return any(isinstance(n, A.Name) and n.name == name
+               for item in T.functions(analysis, function) for n in A.walk(T.bodies(item)))
 
 
 def build_space(analysis: Analysis, function: str, params: dict[str, list], current: dict[str, object],
@@ -135,8 +133,9 @@ def _first_line(analysis: Analysis, site: T.Site) -> bytes:
     return data[site.start:end if end >= 0 else len(data)].strip()
 
 
-def render(analysis: Analysis, space: Space, point: tuple) -> str:
-    """The source of `point`; raises NotApplicable when a transformation does not apply there."""
+def render(analysis: Analysis, space: Space, point: tuple) -> tuple[str, Analysis]:
+    """The source of `point` and its analysis; raises NotApplicable when a transformation does
+    not apply there."""
     params = {k.name: v for k, v in zip(space.knobs, point) if k.kind == "param" and v != k.values[0]}
     text = set_params(analysis, params) if params else analysis.source.data.decode()
     chosen = [(k, v) for k, v in zip(space.knobs, point) if k.kind == "transform" and v is not None]
@@ -152,4 +151,4 @@ def render(analysis: Analysis, space: Space, point: tuple) -> str:
         rewrite = T.apply(current, site, value)
         current = rewrite.analysis
         text = rewrite.text
-    return text
+    return text, current

@@ -237,7 +237,7 @@ def test_the_tuner_renders_interchange_then_fma_then_unroll(tmp_path):
     a = analyze(KERNEL, "t.ea")
     space = build_space(a, "matmul", {}, {}, [], ("interchange", "fma", "unroll"))
     assert [k.name for k in space.knobs] == ["interchange:matmul:0", "fma:matmul:0", "unroll:matmul:0"]
-    text = render(a, space, (True, True, None))
+    text, _ = render(a, space, (True, True, None))
     assert "                c[i * n + j] = fma(a_k, b[k * n + j], c[i * n + j])\n" in text
     # The knob meant the k loop, which the interchange made an outer loop: it does not move to another loop.
     with pytest.raises(NotApplicable, match="unroll matmul#0 ×4: the site is gone after the other changes"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...analysis import Analysis, analyze
 from . import fma, interchange, prefetch, restrict, stream_store, unroll, widen
-from .base import Edit, NotApplicable, Rewrite, Site, splice
+from .base import Edit, NotApplicable, Rewrite, Site, bodies, functions, splice
 
 # name -> module, in the order the tuner applies them
 MODULES: dict = {m.NAME: m for m in (interchange, widen, fma, unroll, prefetch, stream_store, restrict)}
@@ -50,4 +50,5 @@ def apply(analysis: Analysis, site: Site, choice) -> Rewrite:
     return Rewrite(site, choice, mod.title(site, choice), text, after, tuple(edits))
 
 
-__all__ = ["Edit", "MODULES", "NotApplicable", "Rewrite", "Site", "apply", "find_sites", "locate", "splice", "title"]
+__all__ = ["Edit", "MODULES", "NotApplicable", "Rewrite", "Site", "apply", "bodies", "find_sites", "functions",
+           "locate", "splice", "title"]
