@@ -28,10 +28,6 @@ from pygls.exceptions import JsonRpcException
 from .support import request_failed
 
 _ids = itertools.count(1)
-# How long window/workDoneProgress/create may take. Generous: lsp-mode in batch answers it only
-# seconds later (5 s lost its progress in tests/editors/test_emacs_tune.py); it only bounds a client
-# that never answers, which would otherwise hold every later run back.
-PROGRESS_CREATE_S = 60.0
 _detached: set = set()  # the runs whose command has answered already (kept referenced until done)
 
 
@@ -107,9 +103,8 @@ class Job:
             return
         token = f"eals-run-{next(_ids)}"
         try:
-            # A client that never answers must not hold the run (and every later one) back.
-            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), PROGRESS_CREATE_S)
-        except Exception as err:  # the client refused the token or did not answer: run without progress
+            await self.ls.work_done_progress.create_async(token)
+        except Exception as err:  # the client refused the token: run without progress
             self.ls.log(f"eals: no progress for {self.title}: {err}")
             return
         self.token = token
