@@ -1,6 +1,12 @@
 """The x86 instruction-set extensions of the CPU names `--target` accepts
 without probing LLVM, and the host's, read without loading LLVM.
 
+`native` means the host CPU, unless the environment names another one:
+`EA_HOST_CPU=haswell` makes every stage treat `native` as `--target=haswell`
+(a CPU of the table below), so a test run or a build on an AVX-512 machine
+sees what an AVX2 host would. Code still runs on the real CPU:
+`missing_on_host` says what code for given options needs that it lacks.
+
 Code generation (compiler/codegen/features.py) checks intrinsics against
 these levels; the analysis uses them to tell when a vector type is wider
 than the target's registers (compiler/check/lint_widths.py) and whether the
@@ -9,6 +15,7 @@ CPU has the VNNI dot products (compiler/intrinsics/vnni.py).
 from __future__ import annotations
 
 import functools
+import os
 import platform
 
 from .options import Options
@@ -40,40 +47,79 @@ CPU_LEVELS = {
 }
 
 # /proc/cpuinfo spells a few features differently from LLVM.
-_CPUINFO_NAMES = {"sse4_1": "sse4.1", "sse4_2": "sse4.2", "pni": "sse3", "avx512_vnni": "avx512vnni",
+CPUINFO_NAMES = {"sse4_1": "sse4.1", "sse4_2": "sse4.2", "pni": "sse3", "avx512_vnni": "avx512vnni",
                   "avx_vnni": "avxvnni"}
+
+
+HOST_CPU_VARIABLE = "EA_HOST_CPU"
+_AVX512_FLAG = frozenset({"avx512f", "avx512vl", "avx512bw"})
+
+
+def native_override() -> str | None:
+    """The CPU `native` stands for when `EA_HOST_CPU` names one, else None."""
+    return os.environ.get(HOST_CPU_VARIABLE, "").strip() or None
+
+
+def override_problem() -> str | None:
+    """Why `EA_HOST_CPU` cannot be used, or None (unset, or a CPU of the table)."""
+    name = native_override()
+    if name is None or name in CPU_LEVELS:
+        return None
+    return (f"{HOST_CPU_VARIABLE}={name}: not a CPU this compiler knows the features of; "
+            f"use one of: {', '.join(sorted(CPU_LEVELS))}")
+
+
+def is_native(options: Options) -> bool:
+    return options.target_cpu in ("", "native")
 
 
 def target_features(options: Options) -> frozenset[str] | None:
     """The x86 features code is generated for, or None when unknown: `--target`'s
-    level, LLVM's generic CPU when cross-compiling, else the host's; `--avx512`
-    adds AVX-512 F/VL/BW."""
-    if options.target_cpu not in ("", "native"):
+    level, LLVM's generic CPU when cross-compiling, else the host's (or
+    `EA_HOST_CPU`'s); `--avx512` adds AVX-512 F/VL/BW."""
+    if not is_native(options):
         found = CPU_LEVELS.get(options.target_cpu)
     elif options.target_triple and not options.target_triple.startswith(platform.machine().lower()):
         found = BASE  # cross-compiling: LLVM's generic CPU
+    elif native_override() is not None:
+        found = CPU_LEVELS.get(native_override())
     else:
         found = host_features_from_os()
     if found is not None and options.avx512:
-        found = found | {"avx512f", "avx512vl", "avx512bw"}
+        found = found | _AVX512_FLAG
     return found
+
+
+def missing_on_host(options: Options) -> frozenset[str]:
+    """The x86 features code compiled for `options` uses that this machine's
+    CPU lacks (running it would die of SIGILL); empty when it can run here,
+    for code of another architecture, or where the host cannot be read."""
+    if options.is_arm or platform.machine().lower() not in ("x86_64", "amd64"):
+        return frozenset()
+    host = host_features_from_os()
+    if host is None:
+        return frozenset()
+    if is_native(options) and native_override() is None and not options.target_triple:
+        return frozenset(_AVX512_FLAG - host) if options.avx512 else frozenset()
+    wanted = target_features(options)
+    return frozenset(wanted - host) if wanted is not None else frozenset()
 
 
 def cpu_label(options: Options) -> str:
     """The CPU as messages name it: `the host CPU`, `--target=haswell`."""
-    return "the host CPU" if options.target_cpu in ("", "native") else f"--target={options.target_cpu}"
+    return "the host CPU" if is_native(options) else f"--target={options.target_cpu}"
 
 
 @functools.cache
 def host_features_from_os() -> frozenset[str] | None:
-    """The host's x86 features as the kernel reports them (Linux), or None
-    where that is not available."""
+    """The real host's x86 features as the kernel reports them (Linux), or
+    None where that is not available. `EA_HOST_CPU` does not change them."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
                 if line.startswith("flags"):
                     flags = line.partition(":")[2].split()
-                    return frozenset(_CPUINFO_NAMES.get(x, x) for x in flags)
+                    return frozenset(CPUINFO_NAMES.get(x, x) for x in flags)
     except OSError:
         return None
     return None

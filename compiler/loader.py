@@ -45,6 +45,10 @@ class CompileError(RuntimeError):
         self.exit_code = exit_code
 
 
+class HostCPUError(RuntimeError):
+    """The code would use instructions this machine's CPU lacks (it would die of SIGILL)."""
+
+
 class CompileWarning(UserWarning):
     """A warning of the Eä compiler (the rendered diagnostic is the message)."""
 
@@ -91,7 +95,22 @@ def _defined_functions(path: Path) -> set[str]:
 
 
 def _options(target: str, opt_level: int, avx512: bool) -> Options:
+    from .cpu_levels import override_problem
+    problem = override_problem()
+    if problem:
+        raise ValueError(problem)
     return Options(target_cpu=target, opt_level=opt_level, avx512=avx512)
+
+
+def ensure_runnable(opts: Options) -> None:
+    """Refuse, before compiling, code this CPU cannot run: the one check every
+    in-process run of compiled code passes (`load`, and through it bench and tune)."""
+    from .cpu_levels import missing_on_host
+    missing = missing_on_host(opts)
+    if missing:
+        what = "--avx512" if opts.avx512 and opts.target_cpu in ("", "native") else f"target '{opts.target_cpu}'"
+        raise HostCPUError(f"cannot run code compiled for {what} here: this CPU lacks "
+                           f"{', '.join(sorted(missing))}; ea.compile() and `ea inspect` can still target it")
 
 
 def _entry(path: Path, opts: Options) -> tuple[Path, bytes]:
@@ -133,6 +152,7 @@ def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = Fal
     if not path.exists():
         raise FileNotFoundError(f"no such Eä source: {path}")
     opts = _options(target, opt_level, avx512)
+    ensure_runnable(opts)
     entry, _ = _entry(path, opts)
     hit = _LOADED.get((entry, path.stat().st_mtime_ns))
     if hit is not None:

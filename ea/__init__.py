@@ -10,8 +10,8 @@ nor NumPy (they are imported when a kernel is first compiled or loaded).
 from __future__ import annotations
 
 from ea_compiler import __version__
-from ea_compiler.loader import (CompileError, CompileWarning, Kernel, clear_cache, compile, compiler_version,  # noqa: A004
-                             load)
+from ea_compiler.loader import (CompileError, CompileWarning, HostCPUError, Kernel, clear_cache, compile,  # noqa: A004
+                             compiler_version, load)
 
-__all__ = ["CompileError", "CompileWarning", "Kernel", "__version__", "clear_cache", "compile",
+__all__ = ["CompileError", "CompileWarning", "HostCPUError", "Kernel", "__version__", "clear_cache", "compile",
            "compiler_version", "load"]

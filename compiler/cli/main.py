@@ -18,7 +18,7 @@ USAGE = """usage: ea <file.ea> [options]                compile
        ea inspect <file.ea|dir>... [options] what the machine code does, per function/loop/line
        ea bench <file.ea|suite.bench.toml|dir|manifest.toml> [options]  benchmark vs NumPy and bandwidth
        ea tune <file.ea> [options]            search for a faster kernel, verified against its bench suite
-       ea --print-target                      print the host CPU name
+       ea --print-target                      print the host CPU name (or EA_HOST_CPU's)
        ea --version | --help
        ea <command> --help                    the options of build, check, bind, inspect, bench or tune
 
@@ -31,6 +31,7 @@ options:
   --annotate           with --emit-asm: interleave the source lines
   --header             write a C header
 An option's value may also be written --opt=value (--opt-level=2, --target=znver4).
+environment: EA_HOST_CPU=CPU  treat `native` as that CPU (e.g. haswell), for every command
 """
 
 
@@ -74,6 +75,11 @@ def _run(args: list[str]) -> int:
 
 
 def _dispatch(args: list[str]) -> int:
+    from ..cpu_levels import override_problem
+    from ..target_flags import UsageError
+    problem = override_problem()
+    if problem:
+        raise UsageError(problem)
     first = args[0]
     if first == "--print-target":
         from ..codegen.target import host_cpu_name

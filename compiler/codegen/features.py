@@ -11,7 +11,8 @@ import functools
 
 import llvmlite.binding as llvm
 
-from ..cpu_levels import BASE, CPU_LEVELS, cpu_label, target_features  # noqa: F401 (cpu_label: re-exported)
+from ..cpu_levels import (BASE, CPU_LEVELS, cpu_label, is_native, native_override,  # noqa: F401 (cpu_label: re-exported)
+                          target_features)
 from ..options import Options
 
 # The feature an `llvm.x86.<group>.*` intrinsic needs, by its group name.
@@ -28,7 +29,7 @@ def x86_features(options: Options) -> frozenset[str]:
     """As the front end sees them (cpu_levels.target_features), except that the
     host's come from LLVM itself, and a CPU outside the table counts as the
     baseline: refusing is safe, selecting a missing instruction aborts LLVM."""
-    if options.target_cpu in ("", "native") and not options.target_triple:
+    if is_native(options) and not options.target_triple and native_override() is None:
         return _host() | ({"avx512f", "avx512vl", "avx512bw"} if options.avx512 else frozenset())
     found = target_features(options)
     if found is None:

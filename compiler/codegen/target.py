@@ -6,6 +6,7 @@ import functools
 
 import llvmlite.binding as llvm
 
+from ..cpu_levels import native_override
 from ..options import Options
 
 # Kernels must not call libc; the outliner makes listings hard to read.
@@ -22,8 +23,15 @@ def init() -> None:
         llvm.set_option("ea", opt)
 
 
-@functools.cache
 def _host() -> tuple[str, str]:
+    """What `native` means: the CPU `EA_HOST_CPU` names (its features implied
+    by the name), else the host CPU's name and features."""
+    named = native_override()
+    return (named, "") if named is not None else _real_host()
+
+
+@functools.cache
+def _real_host() -> tuple[str, str]:
     """The host CPU's name and features: asked once (LLVM takes ~1 ms each time)."""
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 

@@ -10,7 +10,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import hostcpu
+from ea_compiler.options import Options
+from ea_compiler.target_flags import joined, parse_target_flag, TARGET_VALUE_OPTIONS
+
 ROOT = Path(__file__).resolve().parents[2]
+_COMPILED_FOR: dict[Path, Options] = {}  # object file -> the target it was compiled for
 EA = ROOT / ".venv" / "bin" / "ea"
 CC = os.environ.get("CC", "cc")
 
@@ -30,7 +35,21 @@ def compile_ea(src: str, tmp: Path, *flags: str, name: str = "k") -> Path:
     proc = ea(f"{name}.ea", *flags, cwd=tmp)
     if proc.returncode != 0:
         raise AssertionError(f"ea {name}.ea {' '.join(flags)} failed ({proc.returncode}):\n{proc.stderr}")
+    compiled_for(tmp / f"{name}.o", options_of(flags))
     return tmp / f"{name}.o"
+
+
+def options_of(flags) -> Options:
+    """The target the command-line flags select."""
+    opts = Options()
+    for arg in joined(list(flags), TARGET_VALUE_OPTIONS):
+        opts = parse_target_flag(arg, opts) or opts
+    return opts
+
+
+def compiled_for(obj: Path, options: Options) -> None:
+    """Record the target of an object file, which link_and_run asks tests/hostcpu.py about."""
+    _COMPILED_FOR[obj.resolve()] = options
 
 
 def run_c(src: str, c_main: str, tmp: Path, *flags: str, name: str = "k") -> str:
@@ -39,7 +58,9 @@ def run_c(src: str, c_main: str, tmp: Path, *flags: str, name: str = "k") -> str
 
 
 def link_and_run(obj: Path, c_main: str, tmp: Path) -> str:
-    """`cc main.c OBJ -o prog -lm` in `tmp`, run ./prog, return its stdout."""
+    """`cc main.c OBJ -o prog -lm` in `tmp`, run ./prog, return its stdout
+    (the test is skipped where this CPU cannot run the object's code)."""
+    hostcpu.require_runnable(_COMPILED_FOR.get(obj.resolve(), Options()))
     (tmp / "main.c").write_text(c_main, encoding="utf-8")
     link = cc("main.c", obj.name, "-o", "prog", "-lm", cwd=tmp)
     if link.returncode != 0:
@@ -50,13 +71,7 @@ def link_and_run(obj: Path, c_main: str, tmp: Path) -> str:
     return run.stdout
 
 
-def host_has(flag: str) -> bool:
-    """True when /proc/cpuinfo lists `flag` (e.g. 'avx512f')."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(line.startswith("flags") and flag in line.split() for line in text.splitlines())
+host_has = hostcpu.has  # tests/hostcpu.py decides what this CPU has
 
 
 def host_has_vnni() -> bool:

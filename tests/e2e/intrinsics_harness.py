@@ -21,7 +21,7 @@ import numpy as np
 from ea_compiler import Options, analyze
 from ea_compiler.codegen import generate
 
-from .harness import host_has, link_and_run  # noqa: F401  (host_has is re-exported to the tests)
+from .harness import compiled_for, host_has, link_and_run  # noqa: F401  (host_has is re-exported to the tests)
 
 os.environ["EA_DEBUG"] = "1"
 
@@ -44,6 +44,7 @@ def build_and_run(ea_src: str, c_src: str, tmp: Path, options: Options | None = 
     tmp = Path(tmp)
     (tmp / "k.ea").write_text(ea_src, encoding="utf-8")
     (tmp / "k.o").write_bytes(compile_module(ea_src, options).object())
+    compiled_for(tmp / "k.o", options or Options())
     return link_and_run(tmp / "k.o", c_src, tmp)
 
 

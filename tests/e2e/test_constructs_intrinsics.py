@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .harness import ea, host_has, run_c
+from .harness import ea, run_c
 
 
 def f32(x) -> float:
@@ -263,7 +263,7 @@ int main(void) {
     assert run_c(src, c_main, tmp_path) == "11 21 31\n"
 
 
-@pytest.mark.skipif(not host_has("avx512f"), reason="scatter needs --avx512 and this host's /proc/cpuinfo lacks avx512f")
+@pytest.mark.needs_cpu("avx512f", "avx512bw", "avx512vl")  # scatter needs --avx512
 def test_scatter_with_avx512(tmp_path):
     src = """
 export func sc(p: *mut f32, idx: *i32, v: *f32) {

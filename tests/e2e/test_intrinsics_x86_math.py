@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 
+import hostcpu
+
 from ea_compiler import Options
 
 from . import f32_model as fm
@@ -169,8 +171,7 @@ def test_intrinsic(results, c):
 
 @pytest.fixture(scope="module")
 def results_avx512(tmp_path_factory):
-    if not host_has("avx512bw"):
-        pytest.skip("host CPU lacks AVX-512BW (pmaddwd/pmaddubsw on 512-bit vectors)")
+    hostcpu.require_runnable(Options(avx512=True))  # pmaddwd/pmaddubsw on 512-bit vectors
     return run_cases(AVX512, tmp_path_factory.mktemp("math_avx512"), Options(avx512=True))
 
 

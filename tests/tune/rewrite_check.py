@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import ea
+import hostcpu
 from ea_compiler.analysis import analyze
 from ea_compiler.options import Options
 from ea_compiler.syntax import ast as A
@@ -99,6 +100,7 @@ def assert_same_results(tmp_path: Path, before: str, after: str, func: str, step
     paths = [tmp_path / f"orig{tag}.ea", tmp_path / f"tuned{tag}.ea"]
     for path, text in zip(paths, (before, after)):
         path.write_text(text)
+    hostcpu.require_runnable(Options(avx512=avx512))
     mods = [ea.load(p, avx512=avx512) for p in paths]
     a = analyze(before, "k.ea")
     for case in lengths:
