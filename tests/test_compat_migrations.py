@@ -10,7 +10,7 @@ from ea_compiler.check.suggest import did_you_mean
 from ea_compiler.intrinsics import TABLE, names
 from ea_compiler.intrinsics.migrations import MIGRATIONS
 
-X86 = Options(target_triple="x86_64-unknown-linux-gnu")
+X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver4")  # pinned: the host must not decide
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")
 
 PRELUDE = ("export func f(x: *u8, y: *i8, out: *mut u8) {\n"

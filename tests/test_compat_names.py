@@ -10,7 +10,7 @@ from ea_compiler import Options, analyze, render_all
 from ea_compiler.intrinsics import SHADOWABLE, TABLE, resolve_call
 from eals.features.navigation import definition, refusal
 
-X86 = Options(target_triple="x86_64-unknown-linux-gnu")
+X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver4")  # pinned: the host must not decide
 
 SOURCE = """export func max(a: i32, b: i32) -> i32 {
     if a > b { return a }

@@ -8,7 +8,7 @@ import pytest
 
 from ea_compiler import Options, analyze
 
-X86 = Options(target_triple="x86_64-unknown-linux-gnu")
+X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver4")  # pinned: the host must not decide
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")
 ARM_PLAIN = Options(target_triple="aarch64-unknown-linux-gnu", target_cpu="generic")
 ARM_DOT = Options(target_triple="aarch64-unknown-linux-gnu", target_cpu="generic", dotprod=True)

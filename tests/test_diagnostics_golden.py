@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 
 from ea_compiler import Options, analyze, render_all  # noqa: E402
 
-X86 = Options(target_triple="x86_64-unknown-linux-gnu")
+X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver4")  # pinned: the host must not decide
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")
 
 
