@@ -15,6 +15,7 @@ from ..bench.timing import Cancelled
 from ..syntax.tokens import COMMENT, EOF
 from . import transforms as T
 from .cache import Cache, digest, normalised
+from ..cpu_levels import missing_on_host
 from .config import TuneConfig, TuneError, read_settings
 from .gate import RULES, Evaluation, decide, run_worker
 from .params import check_params
@@ -76,6 +77,10 @@ class _Run:
     def __init__(self, cfg: TuneConfig, progress, cancel: threading.Event):
         self.cfg, self.progress, self.cancel = cfg, progress, cancel
         self.t0 = time.monotonic()
+        missing = missing_on_host(cfg.options)
+        if missing:  # every variant would be refused by the loader: say so once
+            raise TuneError(f"cannot time variants here: code for these options needs {', '.join(sorted(missing))}, "
+                            "which this CPU lacks")
         suite_path = find_suite(cfg.kernel)
         if suite_path is None:
             raise TuneError(f"no benchmark suite for {cfg.kernel}: write {cfg.kernel.stem}.bench.toml beside it "
@@ -218,9 +223,9 @@ class _Run:
         return _Best(text, analysis, key, self.cache.variant_path(key, text))
 
     def _evaluate(self, candidate: Path, incumbent: Path | None, benches: list[str],
-                  reference: bool = False) -> Evaluation:
+                  reference: bool = False, same_code: bool = True) -> Evaluation:
         return run_worker(self.suite.path, candidate, incumbent, benches, self.cfg.options, self.cfg.quick,
-                          self.cfg.eval_timeout_s, reference, self.cancel, self.edges)
+                          self.cfg.eval_timeout_s, reference, self.cancel, self.edges, same_code)
 
     # -- searching ----------------------------------------------------------------------
     def _search_function(self, fn: str) -> None:
@@ -384,7 +389,7 @@ class _Run:
         if entry is not None and entry["outcome"] == "ok":
             return Evaluation("ok", "", entry["benches"], entry.get("facts", {}))
         self.tell("message", "measuring the best against the original at every size")
-        ev = self._evaluate(self.best.path, base.path, self.benches)
+        ev = self._evaluate(self.best.path, base.path, self.benches, same_code=False)  # measured either way
         if ev.outcome != "ok":
             return ev
         self.cache.put(key, {"outcome": "ok", "benches": ev.benches, "facts": ev.facts})

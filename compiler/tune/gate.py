@@ -35,14 +35,16 @@ class Evaluation:
 
 
 def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list[str], options: Options,
-               quick: bool, timeout_s: float, reference: bool = False, cancel=None, edges: bool = True) -> Evaluation:
-    """Raises bench.timing.Cancelled when `cancel` is set while the worker runs."""
+               quick: bool, timeout_s: float, reference: bool = False, cancel=None, edges: bool = True,
+               same_code: bool = True) -> Evaluation:
+    """Raises bench.timing.Cancelled when `cancel` is set while the worker runs. With `same_code`,
+    a candidate with the incumbent's machine code is a duplicate, not timed."""
     with tempfile.TemporaryDirectory(prefix="ea-tune-") as tmp:
         req_path, result = Path(tmp) / "request.json", Path(tmp) / "result.json"
         req_path.write_text(json.dumps({
             "suite": str(suite), "candidate": str(candidate), "incumbent": str(incumbent) if incumbent else None,
             "tuned": tuned, "options": asdict(options), "quick": quick, "reference": reference,
-            "edges": edges, "result": str(result)}))
+            "edges": edges, "same_code": same_code, "result": str(result)}))
         try:
             code, _, err = procs.run([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
                                      timeout_s=timeout_s, cancel=cancel, keep_stdout=False)

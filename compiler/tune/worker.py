@@ -21,9 +21,10 @@ def main(argv: list[str]) -> int:
 
 def evaluate_request(req: dict) -> dict:
     from ..bench.suite import BenchError, load_suite
-    from ..loader import CompileError, load
+    from ..loader import CompileError, HostCPUError, load
     from ..options import Options
     from .evaluate import Wrong, edge_lengths, time_sizes, verify
+    from .samecode import same_machine_code
     opts = Options(**req["options"])
     suite = load_suite(req["suite"])
     tuned = [b for b in suite.benches if b.name in req["tuned"]]
@@ -35,7 +36,12 @@ def evaluate_request(req: dict) -> dict:
             kernel = load(req["candidate"], **kw)
         except CompileError as err:
             return {"outcome": "compile-error", "reason": str(err).strip()}
+        except HostCPUError as err:
+            return {"outcome": "error", "reason": str(err)}
         incumbent = load(req["incumbent"], **kw) if req.get("incumbent") else None
+    if incumbent is not None and req.get("same_code", True) and same_machine_code(req["candidate"], req["incumbent"], opts):
+        return {"outcome": "duplicate", "reason": "the same machine code as the current best: "
+                                                  "timing them could only measure noise"}
     facts = _loop_facts(req["candidate"], opts)
     marker = Path(req["result"]).with_suffix(".checking")
 

@@ -2,6 +2,8 @@
 speed is never accepted on noise; comments and layout alone are not a new variant."""
 from __future__ import annotations
 
+import pytest
+
 from ea_compiler.tune import TuneConfig, tune
 from ea_compiler.tune.gate import Evaluation, decide
 
@@ -32,7 +34,8 @@ def test_the_same_machine_code_is_never_accepted(project, tmp_path):
     for variant in same:
         result = agent(kernel, tmp_path, variant)
         [attempt] = result.history
-        assert attempt.outcome in ("noise", "slower"), attempt.reason
+        assert (attempt.outcome, attempt.reason) == (
+            "duplicate", "the same machine code as the current best: timing them could only measure noise")
         assert not result.improved()
 
 
@@ -94,3 +97,13 @@ def test_a_best_that_loses_to_the_original_side_by_side_at_the_end_is_not_kept(p
     assert not result.improved() and result.best_label == ""
     assert result.note == ("measured side by side at the end, the best variant was slower than the original at "
                            "the largest size (agent proposal 1): the original is kept")
+
+
+def test_options_this_cpu_cannot_run_are_refused_before_anything_is_timed(project, monkeypatch):
+    from ea_compiler import Options, cpu_levels
+    from ea_compiler.tune import TuneError
+    kernel, _ = project
+    monkeypatch.setattr(cpu_levels, "host_features_from_os", lambda: cpu_levels.CPU_LEVELS["znver3"])
+    with pytest.raises(TuneError, match=r"^cannot time variants here: code for these options needs avx512bw, "
+                                        r"avx512f, avx512vl, which this CPU lacks$"):
+        tune(TuneConfig(kernel=kernel, spaces=("params",), quick=True, options=Options(avx512=True)))
