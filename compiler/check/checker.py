@@ -15,7 +15,7 @@ from ..source import SourceFile
 from ..symbols import Symbol, SymbolTable
 from ..syntax import ast as A
 from ..typesys import model as T
-from ..typesys.vectors import VECTORS, target_error
+from ..typesys.vectors import VECTORS, target_error, vector_shape
 from .consteval import ConstError, evaluate
 from .decisions import Decisions
 from .exprs import ExprChecker
@@ -110,15 +110,28 @@ class Checker(ExprChecker, StmtChecker):
         if st is not None:
             self.symbols.reference(self.struct_symbols.get(name), t.span)
             return st
+        shape = vector_shape(name)
+        # A vector spelling the language lacks is checked as that shape after
+        # the report: a call then still says what it accepts (`u32x8` to
+        # wmul_u64_hi: `expects (u32x4, u32x4), got (u32x8, u32x8)`).
+        recovered = T.vector(T.SCALARS[shape[0]], shape[1]) if shape else T.ERROR
         if name == "<error>" or name in self.unknown_types:
-            return T.ERROR
+            return recovered
         self.unknown_types.add(name)
         guess = did_you_mean(name, list(self.structs) + list(T.SCALARS) + list(VECTORS))
         msg = f"unknown type '{name}'" + (f". Did you mean '{guess}'?" if guess else "")
-        notes = [] if guess else ["types are i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 bool, vectors like "
-                                  "f32x8, pointers like *mut f32, or a declared struct"]
+        if shape:
+            same = [v for v, info in VECTORS.items() if info.elem == shape[0]]
+            notes = [f"{name} is not a vector type of Eä ({shape[0]} vectors: {', '.join(same)}); "
+                     f"its uses are checked as {shape[1]} lanes of {shape[0]}"]
+        elif guess:
+            notes = []
+        else:
+            notes = ["types are i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 bool, vectors like "
+                     "f32x8, pointers like *mut f32, or a declared struct"]
         sugg = [Suggestion(t.span, guess, f"rename to '{guess}'")] if guess else []
-        return self.type_error(msg, t.span, "unknown-type", notes=notes, suggestions=sugg)
+        self.type_error(msg, t.span, "unknown-type", notes=notes, suggestions=sugg)
+        return recovered
 
     def check_vector_target(self, v: T.Type, span) -> None:
         if isinstance(v, T.Vector) and v.spelled:
