@@ -44,7 +44,10 @@ class Checker(ExprChecker, StmtChecker):
         self.scope: dict[str, Binding] = {}
         self.undefined_funcs: set[str] = set()
         self.decisions = Decisions()  # what each call means (read by codegen and the tools)
-        self.unknown_types: set[str] = set()
+        # Unknown type names reported, per function (as undefined names): a
+        # function's own errors are what keep it from being compiled alone.
+        self.unknown_types: set[tuple[int, str]] = set()
+        self.owner = 0  # id() of the function being declared or checked, 0 outside
         self.func_name = ""
         self.func_ret: T.Type = T.VOID
 
@@ -61,6 +64,14 @@ class Checker(ExprChecker, StmtChecker):
     def poison(self, name: str) -> None:
         """Bind an undefined name to ERROR so its other uses stay quiet."""
         self.scope[name] = Binding(T.ERROR, True, "poison", None, None)
+
+    def first_unknown(self, name: str) -> bool:
+        """Whether `name` is an unknown type or struct not yet reported in this function."""
+        key = (self.owner, name)
+        if key in self.unknown_types:
+            return False
+        self.unknown_types.add(key)
+        return True
 
     def lookup_var(self, name: str) -> Binding | None:
         b = self.scope.get(name)
@@ -115,9 +126,8 @@ class Checker(ExprChecker, StmtChecker):
         # the report: a call then still says what it accepts (`u32x8` to
         # wmul_u64_hi: `expects (u32x4, u32x4), got (u32x8, u32x8)`).
         recovered = T.vector(T.SCALARS[shape[0]], shape[1]) if shape else T.ERROR
-        if name == "<error>" or name in self.unknown_types:
+        if name == "<error>" or not self.first_unknown(name):
             return recovered
-        self.unknown_types.add(name)
         guess = did_you_mean(name, list(self.structs) + list(T.SCALARS) + list(VECTORS))
         msg = f"unknown type '{name}'" + (f". Did you mean '{guess}'?" if guess else "")
         if shape:
@@ -239,9 +249,11 @@ class Checker(ExprChecker, StmtChecker):
 
     def declare_func(self, f: A.Func) -> FuncInfo:
         self.options = self.options_for(f.cfg)
+        self.owner = id(f)
         params = [self.resolve_type(p.type, check_target=True) for p in f.params]
         ret = self.resolve_type(f.ret, check_target=True) if f.ret is not None else T.VOID
         self.options = self.base_options
+        self.owner = 0
         f.ret_ty = ret
         for p, t in zip(f.params, params):
             p.ty = t
@@ -298,6 +310,7 @@ class Checker(ExprChecker, StmtChecker):
     # ---- bodies ----
     def check_func(self, f: A.Func, info: FuncInfo) -> None:
         self.options = self.options_for(f.cfg)
+        self.owner = id(f)
         self.func_name = f.name
         self.func_ret = info.ret
         self.scope = {}
@@ -310,3 +323,4 @@ class Checker(ExprChecker, StmtChecker):
             self.scope[p.name] = Binding(t, False, "param", sym, p.name_span, p.type)
         self.block(f.body)
         self.options = self.base_options
+        self.owner = 0
