@@ -3,7 +3,9 @@ static_assert, signatures, out/cap annotations), then function bodies.
 
 It never stops at an error. Cascades are suppressed: an expression whose
 type could not be determined has the poison type `ERROR`, which every rule
-accepts silently, and an undefined name is reported once per function.
+accepts silently, and an undefined name or unknown type is reported once per
+function (a vector-shaped unknown type, `u32x8`, is then checked as that
+shape rather than poisoned).
 """
 from __future__ import annotations
 
