@@ -160,6 +160,33 @@ def test_pointer_to_undeclared_struct_does_not_cascade():
     assert [(d.span.line, d.message) for d in a.diagnostics] == [(1, "unknown type 'Zz'")]
 
 
+
+@pytest.mark.parametrize("spelling", ["Zz", "u32x8"])
+def test_unknown_type_is_reported_in_every_function_that_writes_it(spelling):
+    # Once per function, like an undefined name: each function's own errors
+    # keep it from being compiled alone (what the language server's
+    # per-function inspect does while the file has errors).
+    from ea_compiler.build import compile_functions
+    src = (f"export func a(x: {spelling}) -> i32 {{\n    return 1\n}}\n"
+           f"export func b(y: {spelling}, z: {spelling}, p: *mut i32) {{\n    p[0] = 2\n}}\n"
+           "export func c(p: *mut i32) {\n    p[0] = 3\n}\n")
+    a = analyze(src, "k.ea", X86)
+    assert [(d.span.line, d.span.col) for d in a.diagnostics] == [(1, 18), (4, 18)]
+    module, blocking = compile_functions(a, ["b"])
+    assert module is None and [(d.span.line, d.span.col) for d in blocking] == [(4, 18)]
+    module, blocking = compile_functions(a, ["c"])
+    assert module is not None and blocking == []
+
+
+def test_unknown_struct_literal_is_reported_in_every_function():
+    src = ("func g(v: i32) {\n}\n"
+           "export func a() {\n    g(Zz { x: 1 })\n}\n"
+           "export func b() {\n    g(Zz { x: 2 })\n}\n")
+    a = analyze(src, "k.ea", X86)
+    assert [(d.span.line, d.message) for d in a.diagnostics] == [(4, "unknown struct 'Zz'"),
+                                                                 (7, "unknown struct 'Zz'")]
+
+
 # ---- intrinsic calls (INTRINSICS.md §0.3): exact messages -----------------------
 
 INTRINSIC_ROWS = [

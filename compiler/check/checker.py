@@ -3,7 +3,9 @@ static_assert, signatures, out/cap annotations), then function bodies.
 
 It never stops at an error. Cascades are suppressed: an expression whose
 type could not be determined has the poison type `ERROR`, which every rule
-accepts silently, and an undefined name is reported once per function.
+accepts silently, and an undefined name or unknown type is reported once per
+function (a vector-shaped unknown type, `u32x8`, is then checked as that
+shape rather than poisoned).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from ..source import SourceFile
 from ..symbols import Symbol, SymbolTable
 from ..syntax import ast as A
 from ..typesys import model as T
-from ..typesys.vectors import VECTORS, target_error
+from ..typesys.vectors import VECTORS, target_error, vector_shape
 from .consteval import ConstError, evaluate
 from .decisions import Decisions
 from .exprs import ExprChecker
@@ -44,7 +46,10 @@ class Checker(ExprChecker, StmtChecker):
         self.scope: dict[str, Binding] = {}
         self.undefined_funcs: set[str] = set()
         self.decisions = Decisions()  # what each call means (read by codegen and the tools)
-        self.unknown_types: set[str] = set()
+        # Unknown type names reported, per function (as undefined names): a
+        # function's own errors are what keep it from being compiled alone.
+        self.unknown_types: set[tuple[int, str]] = set()
+        self.owner = 0  # id() of the function being declared or checked, 0 outside
         self.func_name = ""
         self.func_ret: T.Type = T.VOID
 
@@ -61,6 +66,14 @@ class Checker(ExprChecker, StmtChecker):
     def poison(self, name: str) -> None:
         """Bind an undefined name to ERROR so its other uses stay quiet."""
         self.scope[name] = Binding(T.ERROR, True, "poison", None, None)
+
+    def first_unknown(self, name: str) -> bool:
+        """Whether `name` is an unknown type or struct not yet reported in this function."""
+        key = (self.owner, name)
+        if key in self.unknown_types:
+            return False
+        self.unknown_types.add(key)
+        return True
 
     def lookup_var(self, name: str) -> Binding | None:
         b = self.scope.get(name)
@@ -110,15 +123,27 @@ class Checker(ExprChecker, StmtChecker):
         if st is not None:
             self.symbols.reference(self.struct_symbols.get(name), t.span)
             return st
-        if name == "<error>" or name in self.unknown_types:
-            return T.ERROR
-        self.unknown_types.add(name)
+        shape = vector_shape(name)
+        # A vector spelling the language lacks is checked as that shape after
+        # the report: a call then still says what it accepts (`u32x8` to
+        # wmul_u64_hi: `expects (u32x4, u32x4), got (u32x8, u32x8)`).
+        recovered = T.vector(T.SCALARS[shape[0]], shape[1]) if shape else T.ERROR
+        if name == "<error>" or not self.first_unknown(name):
+            return recovered
         guess = did_you_mean(name, list(self.structs) + list(T.SCALARS) + list(VECTORS))
         msg = f"unknown type '{name}'" + (f". Did you mean '{guess}'?" if guess else "")
-        notes = [] if guess else ["types are i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 bool, vectors like "
-                                  "f32x8, pointers like *mut f32, or a declared struct"]
+        if shape:
+            same = [v for v, info in VECTORS.items() if info.elem == shape[0]]
+            notes = [f"{name} is not a vector type of Eä ({shape[0]} vectors: {', '.join(same)}); "
+                     f"its uses are checked as {shape[1]} lanes of {shape[0]}"]
+        elif guess:
+            notes = []
+        else:
+            notes = ["types are i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64 bool, vectors like "
+                     "f32x8, pointers like *mut f32, or a declared struct"]
         sugg = [Suggestion(t.span, guess, f"rename to '{guess}'")] if guess else []
-        return self.type_error(msg, t.span, "unknown-type", notes=notes, suggestions=sugg)
+        self.type_error(msg, t.span, "unknown-type", notes=notes, suggestions=sugg)
+        return recovered
 
     def check_vector_target(self, v: T.Type, span) -> None:
         if isinstance(v, T.Vector) and v.spelled:
@@ -226,9 +251,11 @@ class Checker(ExprChecker, StmtChecker):
 
     def declare_func(self, f: A.Func) -> FuncInfo:
         self.options = self.options_for(f.cfg)
+        self.owner = id(f)
         params = [self.resolve_type(p.type, check_target=True) for p in f.params]
         ret = self.resolve_type(f.ret, check_target=True) if f.ret is not None else T.VOID
         self.options = self.base_options
+        self.owner = 0
         f.ret_ty = ret
         for p, t in zip(f.params, params):
             p.ty = t
@@ -285,6 +312,7 @@ class Checker(ExprChecker, StmtChecker):
     # ---- bodies ----
     def check_func(self, f: A.Func, info: FuncInfo) -> None:
         self.options = self.options_for(f.cfg)
+        self.owner = id(f)
         self.func_name = f.name
         self.func_ret = info.ret
         self.scope = {}
@@ -297,3 +325,4 @@ class Checker(ExprChecker, StmtChecker):
             self.scope[p.name] = Binding(t, False, "param", sym, p.name_span, p.type)
         self.block(f.body)
         self.options = self.base_options
+        self.owner = 0

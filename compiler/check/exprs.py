@@ -104,9 +104,8 @@ class ExprChecker(OperatorChecker):
         if st is None:
             for f in e.fields:
                 self.expr(f.value)
-            if e.name in self.unknown_types:
+            if not self.first_unknown(e.name):
                 return T.ERROR
-            self.unknown_types.add(e.name)
             guess = did_you_mean(e.name, self.structs)
             msg = f"unknown struct '{e.name}'" + (f". Did you mean '{guess}'?" if guess else "")
             sugg = [Suggestion(e.name_span, guess, f"rename to '{guess}'")] if guess else []

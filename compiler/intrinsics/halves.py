@@ -31,6 +31,9 @@ def _half(prefix: str, ty: str, since: str) -> Intrinsic:
     return declare_typed(f"{prefix}_{ty}", ("v",), ty, doc, FAMILY, since, ret=_halve(ty))
 
 
+_BITCASTS = ("i8x16", "i8x32", "i32x4", "i32x8")
+
+
 def _bitcast(ty: str) -> Intrinsic:
     name = f"bitcast_{ty}"
     target = type_named(ty)
@@ -43,7 +46,12 @@ def _bitcast(ty: str) -> Intrinsic:
             return T.ERROR
         if isinstance(t, T.Vector) and t.bits == target.bits:
             return target
-        return c.fail(f"{name} expects a {target.bits}-bit vector, got {t}", c.arg_span(0))
+        if not isinstance(t, T.Vector):
+            return c.fail(f"{name} expects a {target.bits}-bit vector, got {t}", c.arg_span(0))
+        same = [f"bitcast_{b}" for b in _BITCASTS if type_named(b).bits == t.bits]
+        notes = [f"for a {t.bits}-bit vector use {' or '.join(same)}"] if same else []
+        return c.fail(f"{name} requires matching bit widths: source {t} is {t.bits} bits, "
+                      f"target {ty} is {target.bits} bits", c.arg_span(0), notes=notes)
 
     return Intrinsic(name, ("v",), (f"(any {target.bits}-bit vector) -> {ty}",),
                      f"Reinterpret the bits of a {target.bits}-bit vector as {ty} (free).", rule, FAMILY,
@@ -79,6 +87,6 @@ INTRINSICS = [
                    ("i16x32", _V112), ("u16x32", "v1.14"))],
     _from_scalars(4),
     _from_scalars(8),
-    *[_bitcast(t) for t in ("i8x16", "i8x32", "i32x4", "i32x8")],
+    *[_bitcast(t) for t in _BITCASTS],
     *[_byte_shift(op, t) for op in ("bsrli", "bslli") for t in ("i8x16", "i8x32")],
 ]

@@ -4,7 +4,7 @@ bitcast and byte-shift members live in halves.py)."""
 from __future__ import annotations
 
 from ..typesys import model as T
-from .table import Intrinsic, check_arity, declare_fixed, declare_fixed_imm, declare_typed, fixed, x86_only
+from .table import Intrinsic, check_arity, declare_fixed, declare_fixed_imm, declare_typed, type_named, x86_only
 
 FAMILY = "lanes"
 
@@ -86,9 +86,10 @@ def _shuffle_bytes_target(c, result):
 
 
 _PERMUTE_SIGS = [(("f32x8", "i32x8"), "f32x8"), (("i32x8", "i32x8"), "i32x8")]
+_PERMUTE_TYPED = [([type_named(a) for a in args], type_named(ret)) for args, ret in _PERMUTE_SIGS]
 _PERMUTE_ARM = ("permute_runtime has no NEON equivalent on ARM. Use compare/select chains "
-                "(v .== splat(k)) or shuffle_bytes with a u8x16 table instead")
-_permute_checked = fixed("permute_runtime", _PERMUTE_SIGS)
+                "(v .== splat(k)) or shuffle_bytes with a u8x16 table instead; "
+                "docs/idioms/neon-runtime-permute.md shows both")
 
 
 def _permute_runtime(c) -> T.Type:
@@ -99,7 +100,27 @@ def _permute_runtime(c) -> T.Type:
         if ts and ts[0].is_error:
             return T.ERROR
         return ts[0] if ts and isinstance(ts[0], T.Vector) else T.VOID
-    return _permute_checked(c)
+    if not check_arity(c, "permute_runtime", 2, ": (f32x8, i32x8) or (i32x8, i32x8)"):
+        return T.ERROR
+    table, idx = c.signature_args(_PERMUTE_TYPED)
+    if table.is_error or idx.is_error:
+        return T.ERROR
+    for (want_table, want_idx), ret in _PERMUTE_TYPED:
+        if T.compatible(table, want_table) and T.compatible(idx, want_idx):
+            return ret
+    # The table first, then the indices, each with what it lacks (the
+    # reference's phrases: `f32 or i32`, `table must have width 8`, `i32 vector`).
+    if not isinstance(table, T.Vector) or table.elem not in (T.F32, T.I32):
+        return c.fail(f"permute_runtime table must be an f32 or i32 vector of 8 lanes (f32x8 or i32x8), "
+                      f"got {table}", c.arg_span(0))
+    if table.lanes != 8:
+        want = T.vector(table.elem, 8)
+        notes, fixes = c.blame([0], want, " but permute_runtime permutes 8 lanes")
+        return c.fail(f"permute_runtime table must have width 8 ({want}), got {table}", c.arg_span(0),
+                      notes=notes, suggestions=fixes)
+    notes, fixes = c.blame([1], T.vector(T.I32, 8), " but the indices must be i32x8")
+    return c.fail(f"permute_runtime indices must be an i32 vector of 8 lanes (i32x8), got {idx}", c.arg_span(1),
+                  notes=notes, suggestions=fixes)
 
 
 def _pairs(kind: str, ty: str, picks: str) -> Intrinsic:

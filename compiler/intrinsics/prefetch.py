@@ -15,14 +15,20 @@ _STREAM_SCALARS = (T.I16, T.U16, T.I32, T.U32, T.I64, T.U64)
 
 def _prefetch(name: str):
     def rule(c) -> T.Type:
-        if not check_arity(c, name, 2, ": (ptr, offset)"):
-            return T.ERROR
-        p = c.arg(0)
-        if p.is_error:
+        if c.nargs != 2:
+            # All three hints give the reference's `prefetch expects 2 arguments`
+            # (INTRINSICS.md §0.3); the other two also say which call it is.
+            c.args()
+            which = "" if name == "prefetch" else f", but this {name} call has {c.nargs}"
+            return c.fail(f"prefetch expects 2 arguments: (ptr, offset){which}", code="intrinsic-arity")
+        p, off = c.args()
+        if p.is_error or off.is_error:
             return T.ERROR
         if not isinstance(p, T.Pointer):
-            return c.fail(f"{name} expects a pointer, got {p}", c.arg_span(0))
-        check_index(c, 1, name)
+            return c.fail(f"{name} first argument must be a pointer, got {p}", c.arg_span(0),
+                          notes=[f"the address is a pointer and an element offset: {name}(p, i + 64)"])
+        if not T.is_int(off):
+            return c.fail(f"{name} offset must be integer, got {off}", c.arg_span(1))
         return T.VOID
     return rule
 

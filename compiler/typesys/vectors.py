@@ -57,6 +57,20 @@ _ARM_ALTERNATIVE = {
 _X86_WIDER = {"i8x8": "i8x16", "u8x8": "u8x16", "i16x4": "i16x8", "u16x4": "u16x8", "i32x2": "i32x4"}
 
 
+def vector_shape(name: str) -> tuple[str, int] | None:
+    """(element, lanes) of a name written like a vector type that the language
+    does not have (`u32x8`, `f64x8`, `i64x2`: LANGUAGE.md §5.3), else None.
+    The checker reports it as an unknown type and checks its uses as that
+    shape, so the errors after it still say what else is wrong."""
+    if name in VECTORS:
+        return None
+    elem, sep, lanes = name.partition("x")
+    if not sep or elem not in _ELEM_BITS or not lanes.isdigit() or lanes[0] == "0":
+        return None
+    n = int(lanes)
+    return (elem, n) if 2 <= n <= 64 and n & (n - 1) == 0 else None
+
+
 def target_error(name: str, arm: bool, fp16: bool) -> str | None:
     """The message for a vector type the target cannot hold, or None."""
     info = VECTORS[name]
