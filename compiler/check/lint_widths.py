@@ -33,8 +33,7 @@ def _needs(name: str) -> tuple[str, str] | None:
 
 
 def lint_widths(program: A.Program, checker) -> None:
-    funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg != "aarch64"
-             and not checker.options_for(f.cfg).is_arm]
+    funcs = [f for f in program.items if isinstance(f, A.Func) and checker.liveness.arch_of(f) == "x86_64"]
     first: dict[str, object] = {}  # vector name -> span of its first use
 
     def use(span, name: str) -> None:
@@ -51,7 +50,7 @@ def lint_widths(program: A.Program, checker) -> None:
                 use(span, t.name)
     if not first:
         return
-    options = checker.options_for("x86_64")
+    options = checker.liveness.options_for("x86_64")
     features = target_features(options)
     if features is None:
         return
