@@ -59,9 +59,7 @@ class Liveness:
     def options_of(self, item) -> Options:
         """The options `item` is checked with: the target's, or, for a
         function of the other architecture, a generic CPU of that one."""
-        return self.options_for(self.arch_of(item))
-
-    def options_for(self, arch: str) -> Options:
+        arch = self.arch_of(item)
         if arch == self.arch:
             return self.options
         return dataclasses.replace(self.options, target_triple=_ARCH_TRIPLE[arch], target_cpu="generic")
@@ -84,6 +82,6 @@ class Liveness:
             cfg, what = written.cfg, _KIND[type(written)]
             attribute = f"#[cfg({cfg.target})]"
             sink.warning("type", "cfg-ignored",
-                         f"'{attribute}' has no effect on a {what}: only functions are compiled conditionally, "
-                         f"so this {what} is compiled for every target", cfg.span,
+                         f"'{attribute}' is ignored on a {what}: only a function can be limited to one "
+                         f"architecture, so this {what} is kept for every target", cfg.span,
                          suggestions=[Suggestion(cfg.span.to(written.span.at_start()), "", "remove the attribute")])
