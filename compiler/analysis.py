@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from . import intrinsics
 from .check.checker import Checker
 from .check.decisions import Callee, Decisions
+from .check.liveness import Liveness
 from .desugar import desugar
 from .diagnostics import Diagnostic, DiagnosticSink
 from .gc_pause import gc_paused
@@ -60,6 +61,23 @@ class Analysis:
             sym = self.symbols.at(offset)
             return sym.type if sym is not None else None
         return best[1]
+
+    # ---- which items the target compiles (check/liveness.py, LANGUAGE.md §3.6) ----
+    @functools.cached_property
+    def liveness(self) -> Liveness:
+        return Liveness(self.options)
+
+    def is_live(self, item) -> bool:
+        """`item` (of `ast` or `desugared`) is compiled for the target: a
+        function without `#[cfg]` or with the target's; every kernel, struct,
+        const and static_assert."""
+        return self.liveness.is_live(item)
+
+    @functools.cached_property
+    def live_functions(self) -> list[A.Func]:
+        """The functions of the desugared program compiled for the target
+        (kernels included), in source order: what the object code holds."""
+        return [f for f in self.desugared.items if isinstance(f, A.Func) and self.liveness.is_live(f)]
 
     # ---- the checker's decisions (check/decisions.py): read them, never re-decide ----
     def callee_of(self, call: A.Call) -> Callee | None:

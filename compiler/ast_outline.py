@@ -16,7 +16,7 @@ def _params(params: list[A.Param]) -> str:
 
 
 def item_line(item: A.Item) -> str:
-    cfg = f"#[cfg({item.cfg})] " if getattr(item, "cfg", None) else ""
+    cfg = f"#[cfg({item.cfg.target})] " if item.cfg is not None else ""  # as written, whatever it means
     if isinstance(item, A.Func):
         ret = f" -> {A.type_text(item.ret)}" if item.ret is not None else ""
         return f"{cfg}{'export ' if item.export else ''}func {item.name}({_params(item.params)}){ret} {{ ... }}"

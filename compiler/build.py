@@ -62,15 +62,14 @@ def compile_functions(analysis: Analysis, names):
 def errors_blocking(analysis: Analysis, names) -> list[Diagnostic]:
     """The errors of `analysis` that the code of `names` (and their callees) depends on."""
     from .codegen import callee_closure
-    arch = analysis.options.arch
-    funcs = [f for f in analysis.desugared.items if isinstance(f, A.Func) and f.cfg in (None, arch)]
+    funcs = analysis.live_functions
     closure = callee_closure(funcs, analysis.decisions, names)
     mine, others = [], []
     for f in funcs:
         span = (f.origin or f).span
         (mine if f.name in closure else others).append((span.start, span.end))
     for item in analysis.ast.items:  # functions of another architecture are no one's callees
-        if isinstance(item, (A.Func, A.Kernel)) and item.cfg not in (None, arch):
+        if isinstance(item, A.Func) and not analysis.is_live(item):
             others.append((item.span.start, item.span.end))
 
     def inside(span, ranges) -> bool:
@@ -91,10 +90,16 @@ def header(analysis: Analysis, stem: str) -> str:
     return header_text(stem, analysis.desugared)
 
 
-def metadata(analysis: Analysis, library: str) -> str:
-    """The `.ea.json` metadata of an analysed file, naming its shared library."""
+def metadata(analysis: Analysis, library: str, live_only: bool = False) -> str:
+    """The `.ea.json` metadata of an analysed file, naming its shared library:
+    from the desugared, cfg-unfiltered program (TOOLCHAIN.md §1.2: both
+    variants of a function are listed), or, with `live_only`, only the items
+    compiled for the target (what the library holds: the loader's view)."""
     from .outputs.metadata import metadata_text
-    return metadata_text(library, analysis.desugared)
+    program = analysis.desugared
+    if live_only:
+        program = A.Program([i for i in program.items if analysis.is_live(i)], program.span)
+    return metadata_text(library, program)
 
 
 def link_shared_library(obj: str | Path, out: str | Path,

@@ -13,7 +13,8 @@ Compiler warnings reach Python's `warnings` as `CompileWarning` (also when
 the entry comes from the cache); a `CompileError`'s `str()` carries the
 rendered diagnostics. A file without `export` loads with a warning, and
 asking it for a function that exists but is not exported is an
-AttributeError saying to add `export`.
+AttributeError saying to add `export` (or, for a `#[cfg]` function of the
+other architecture, saying which one it is compiled for).
 """
 from __future__ import annotations
 
@@ -56,9 +57,11 @@ class CompileWarning(UserWarning):
 class Kernel:
     """A loaded Eä file: one callable per export."""
 
-    def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None):
+    def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None,
+                 options: Options | None = None):
         self._stem = stem
         self._source = source
+        self._options = options
         self._engine = engine  # keeps the JIT-compiled code alive
         self._names = list(namespace["__all__"])
         for name in self._names:
@@ -78,20 +81,30 @@ class Kernel:
         if name.startswith("__") or self.__dict__.get("_source") is None:
             raise AttributeError(name)
         file = self._source.name
-        if "_defined" not in self.__dict__:  # parsed once, on the first miss
-            self._defined = _defined_functions(self._source)
-        defined = name in self._defined
-        why = (f"'{name}' is defined but not exported; add `export` before its `func`/`kernel`" if defined
-               else f"exported: {', '.join(self._names)}" if self._names else "the file exports nothing")
+        if "_missing" not in self.__dict__:  # analysed once, on the first miss
+            self._missing = _missing_functions(self._source, self._options or Options())
+        why = self._missing.get(name) or (f"exported: {', '.join(self._names)}" if self._names
+                                          else "the file exports nothing")
         raise AttributeError(f"'{file}' has no exported function '{name}': {why}")
 
 
-def _defined_functions(path: Path) -> set[str]:
+def _missing_functions(path: Path, options: Options) -> dict[str, str]:
+    """Why each function of the file that Python cannot call is missing, by name."""
     from .analysis import analyze
     from .syntax import ast as A
-    result = analyze(path.read_bytes(), str(path))
-    program = result.desugared or result.ast
-    return {f.name for f in program.items if isinstance(f, A.Func)} if program is not None else set()
+    result = analyze(path.read_bytes(), str(path), options)
+    live = {f.name: f for f in result.live_functions}
+    why: dict[str, str] = {}
+    for f in result.desugared.items:
+        if not isinstance(f, A.Func) or (f.name in live and live[f.name].export):
+            continue
+        if f.name in live:
+            why[f.name] = f"'{f.name}' is defined but not exported; add `export` before its `func`/`kernel`"
+        else:
+            arch = result.liveness.arch_of(f)
+            why[f.name] = (f"'{f.name}' is compiled only for {arch} (`#[cfg({arch})]`), and this target is "
+                           f"{result.liveness.arch}")
+    return why
 
 
 def _options(target: str, opt_level: int, avx512: bool) -> Options:
@@ -138,7 +151,8 @@ def _build(path: Path, opts: Options) -> Path:
     found = [d for d in analysis.diagnostics if d.severity == "warning"]
     (tmp / "warnings.txt").write_text("\0".join(render_all([d], analysis.source, str(path)) for d in found))
     (tmp / f"{path.stem}.o").write_bytes(module.object())
-    (tmp / f"{path.stem}.ea.json").write_text(metadata(analysis, f"lib{path.stem}.so"))
+    # Only what the library holds: a function of another architecture is no callable.
+    (tmp / f"{path.stem}.ea.json").write_text(metadata(analysis, f"lib{path.stem}.so", live_only=True))
     try:
         os.rename(tmp, entry)  # atomic: another process may have won the race
     except OSError:
@@ -199,7 +213,7 @@ def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
     from .loader_fast import fast_functions
     fast = fast_functions(api, entry, engine, namespace, LLVM_LOCK,
                           lambda: new_target_machine(dataclasses.replace(opts, opt_level=0)))
-    return Kernel(stem, {**namespace, **fast}, engine, Path(source))
+    return Kernel(stem, {**namespace, **fast}, engine, Path(source), opts)
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",

@@ -76,9 +76,6 @@ ITEMS = {
     "cfg-pair": "#[cfg(x86_64)]\nfunc lanes() -> i32 {\n    return 8\n}\n#[cfg(aarch64)]\n"
                 "func lanes() -> i32 {\n    return 4\n}\nexport func f() -> i32 {\n    return lanes()\n}\n",
     "cfg-export-func": "#[cfg(x86_64)]\nexport func f() {\n}\n",
-    "cfg-ignored-on-other-items": "#[cfg(aarch64)]\nstruct S { a: i32 }\n#[cfg(aarch64)]\nconst N: i32 = 1\n"
-                                  "#[cfg(aarch64)]\nstatic_assert(N == 1, \"n\")\n"
-                                  "func f(s: S) -> i32 {\n    return s.a + N\n}\n",
     "out-param-cap": "export func hist16(px: *u8, len: i32, out bins: *mut i32 [cap: 16]) {\n}\n",
     "out-param-cap-count": "const K: i32 = 2\nexport func f(w: i32, h: i32, out r: *mut f32 [cap: w * h * K, "
                            "count: w]) {\n}\n",

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from ea_compiler import Analysis
 from ea_compiler.tooling import FunctionReport, Stages
-from ea_compiler.tooling import ast as A
 
 from .rows.assembly import functions as listing_functions
 
 
 def function_at(analysis: Analysis, line: int) -> str | None:
-    for item in analysis.desugared.items:
-        if isinstance(item, A.Func) and item.span.line <= line <= item.span.end_line:
+    """The function compiled for the target whose text covers `line` (a
+    function of the other architecture has no code to show)."""
+    for item in analysis.live_functions:
+        if item.span.line <= line <= item.span.end_line:
             return item.name
     return None
 

@@ -9,8 +9,6 @@ shape rather than poisoned).
 """
 from __future__ import annotations
 
-import dataclasses
-
 from ..diagnostics import DiagnosticSink, Label, Suggestion
 from ..options import Options
 from ..source import SourceFile
@@ -22,18 +20,19 @@ from .consteval import ConstError, evaluate
 from .decisions import Decisions
 from .exprs import ExprChecker
 from .lints import run_lints
+from .liveness import Liveness
 from .scope import Binding, FuncInfo
 from .stmts import StmtChecker
 from .suggest import did_you_mean
 
 CONST_TYPES = frozenset("i8 u8 i16 u16 i32 u32 i64 u64 f32 f64".split())
-_ARCH_TRIPLE = {"aarch64": "aarch64-unknown-linux-gnu", "x86_64": "x86_64-unknown-linux-gnu"}
 
 
 class Checker(ExprChecker, StmtChecker):
     def __init__(self, source: SourceFile, options: Options, sink: DiagnosticSink, symbols: SymbolTable):
         self.source = source
         self.base_options = self.options = options
+        self.liveness = Liveness(options)  # which items the target compiles, and for which target each is checked
         self.sink = sink
         self.symbols = symbols
         self.structs: dict[str, T.Struct] = {}
@@ -94,16 +93,12 @@ class Checker(ExprChecker, StmtChecker):
         for a in items:
             if isinstance(a, A.StaticAssert):
                 self.static_assert(a)
+        self.liveness.warn_ignored(program, self.sink)
         funcs = [f for f in items if isinstance(f, A.Func)]
         infos = [self.declare_func(f) for f in funcs]
         for f, info in zip(funcs, infos):
             self.check_func(f, info)
         run_lints(self, program)
-
-    def options_for(self, cfg: str | None) -> Options:
-        if cfg is None or cfg == self.base_options.arch:
-            return self.base_options
-        return dataclasses.replace(self.base_options, target_triple=_ARCH_TRIPLE[cfg], target_cpu="generic")
 
     # ---- types ----
     def resolve_type(self, t: A.TypeRef, check_target: bool = False) -> T.Type:
@@ -250,7 +245,7 @@ class Checker(ExprChecker, StmtChecker):
             self.type_error(f"static assertion failed: {a.message.value}", a.span, "static-assert")
 
     def declare_func(self, f: A.Func) -> FuncInfo:
-        self.options = self.options_for(f.cfg)
+        self.options = self.liveness.options_of(f)
         self.owner = id(f)
         params = [self.resolve_type(p.type, check_target=True) for p in f.params]
         ret = self.resolve_type(f.ret, check_target=True) if f.ret is not None else T.VOID
@@ -267,7 +262,7 @@ class Checker(ExprChecker, StmtChecker):
         info = FuncInfo(f, params, ret, sym, signature)
         others = self.funcs.setdefault(f.name, [])
         for other in others:
-            if other.node.cfg is None or f.cfg is None or other.node.cfg == f.cfg:
+            if not self.liveness.may_share_name(other.node, f):
                 self.type_error(f"duplicate function '{f.name}'", f.name_span, "duplicate",
                                 labels=[Label(other.node.name_span, "first defined here")],
                                 notes=["two definitions may share a name only with opposite "
@@ -279,7 +274,7 @@ class Checker(ExprChecker, StmtChecker):
 
     def pick_variant(self, infos: list[FuncInfo]) -> FuncInfo:
         for info in infos:
-            if info.node.cfg in (None, self.options.arch):
+            if self.liveness.compiled_for(info.node, self.options.arch):
                 return info
         return infos[0]
 
@@ -311,7 +306,7 @@ class Checker(ExprChecker, StmtChecker):
 
     # ---- bodies ----
     def check_func(self, f: A.Func, info: FuncInfo) -> None:
-        self.options = self.options_for(f.cfg)
+        self.options = self.liveness.options_of(f)
         self.owner = id(f)
         self.func_name = f.name
         self.func_ret = info.ret

@@ -9,6 +9,8 @@ uses (compiler/codegen/target.py): `--target`'s level from
 compiler/cpu_levels.py, or the host's features; `--avx512` adds AVX-512.
 A CPU whose features are not known gives no warning. AArch64's own rules
 (wider than 128 bits is an error) are the checker's and stay errors.
+Only the functions compiled for the target are linted: a `#[cfg]` function
+of the other architecture is compiled for no CPU here.
 
 One warning per vector type and file, at its first use.
 """
@@ -33,8 +35,9 @@ def _needs(name: str) -> tuple[str, str] | None:
 
 
 def lint_widths(program: A.Program, checker) -> None:
-    funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg != "aarch64"
-             and not checker.options_for(f.cfg).is_arm]
+    if checker.base_options.is_arm:
+        return
+    funcs = [f for f in program.items if isinstance(f, A.Func) and checker.liveness.is_live(f)]
     first: dict[str, object] = {}  # vector name -> span of its first use
 
     def use(span, name: str) -> None:
@@ -51,7 +54,7 @@ def lint_widths(program: A.Program, checker) -> None:
                 use(span, t.name)
     if not first:
         return
-    options = checker.options_for("x86_64")
+    options = checker.base_options
     features = target_features(options)
     if features is None:
         return

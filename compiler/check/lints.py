@@ -17,7 +17,7 @@ def run_lints(checker, program: A.Program) -> None:
             continue
         if any(func.span.start <= s.start < func.span.end for s in errors):
             continue
-        checker.options = checker.options_for(func.cfg)
+        checker.options = checker.liveness.options_of(func)
         lint_coverage(func, checker)
         if needs_callers(func):
             lint_tail(func, checker.decisions.calls_of(func.name), checker)

@@ -72,7 +72,7 @@ def generate(analysis: Analysis, only=None) -> CompiledModule:
         data_layout = str(tm.target_data)
     emitter = ModuleEmitter(analysis.path, options, analysis.symbols, analysis.decisions, triple(options),
                             data_layout)
-    module = emitter.emit(analysis.desugared, only)
+    module = emitter.emit(analysis.live_functions, only)
     try:
         return CompiledModule(_source_filename(analysis.path) + str(module), options)
     except RuntimeError as err:  # the LLVM verifier: a bug of ours

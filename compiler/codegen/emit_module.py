@@ -2,7 +2,8 @@
 
 Exported functions get external linkage and the C calling convention;
 the others are private and always inlined; every function is nounwind.
-`#[cfg]` keeps only the functions of the target's architecture. With
+The functions emitted are those the analysis says the target compiles
+(`Analysis.live_functions`: `#[cfg]`, check/liveness.py). With
 `only`, the module holds just the named functions and the functions they
 call, directly or not (`callee_closure`): a per-function compile, whatever
 the rest of the file contains.
@@ -41,9 +42,7 @@ class ModuleEmitter:
         self.const_values = {s.name: s.value for s in symbols.symbols if s.kind == "const"}
         self._strings: dict[str, ir.GlobalVariable] = {}
 
-    def emit(self, program: A.Program, only=None) -> ir.Module:
-        arch = self.options.arch
-        funcs = [f for f in program.items if isinstance(f, A.Func) and f.cfg in (None, arch)]
+    def emit(self, funcs: list[A.Func], only=None) -> ir.Module:
         if only is not None:
             keep = callee_closure(funcs, self.decisions, only)
             funcs = [f for f in funcs if f.name in keep]

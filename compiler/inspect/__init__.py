@@ -78,7 +78,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
     options = analysis.options
     arm = options.is_arm
     machine = machine_for(options, bandwidth_gbs)
-    funcs = {f.name: f for f in analysis.desugared.items if isinstance(f, A.Func)}
+    funcs = {f.name: f for f in analysis.live_functions}
     classify = classifier(arm)
     only = None
     if names is not None:
@@ -103,7 +103,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
         return InspectReport(analysis.path, describe_target(options), reports)
     emitted = {r.name for r in reports}
     for func in funcs.values():
-        if func.name not in emitted and func.cfg in (None, options.arch):
+        if func.name not in emitted:
             reports.append(inlined_report(func, reports))
     return InspectReport(analysis.path, describe_target(options), reports)
 

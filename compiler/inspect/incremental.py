@@ -41,9 +41,7 @@ class _Graph:
     the text every unit key is made of."""
 
     def __init__(self, analysis: Analysis):
-        arch = analysis.options.arch
-        self.funcs = {f.name: f for f in analysis.desugared.items
-                      if isinstance(f, A.Func) and f.cfg in (None, arch)}
+        self.funcs = {f.name: f for f in analysis.live_functions}
         self._data = analysis.source.data  # spans are byte offsets into it
         funcs, calls = list(self.funcs.values()), {}
         self.closures = {name: callee_closure(funcs, analysis.decisions, [name], calls) for name in self.funcs}

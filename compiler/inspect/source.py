@@ -50,7 +50,7 @@ def source_facts(analysis, funcs: list[A.Func] | None = None) -> SourceFacts:
     from their names."""
     facts = SourceFacts()
     if funcs is None:
-        funcs = [item for item in analysis.desugared.items if isinstance(item, A.Func)]
+        funcs = analysis.live_functions
     bodies = [f.body for f in funcs]
     for x in A.walk(bodies):
         if isinstance(x, A.Expr):

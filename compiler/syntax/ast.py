@@ -247,6 +247,14 @@ class Param:
 
 
 @node
+class Cfg:
+    """`#[cfg(target)]` before an item, as written (what it means for each
+    kind of item is decided in check/liveness.py)."""
+    target: str  # "x86_64" or "aarch64"
+    span: Span
+
+
+@node
 class Func:
     name: str
     name_span: Span
@@ -254,7 +262,7 @@ class Func:
     ret: Optional[TypeRef]
     body: Block
     export: bool
-    cfg: Optional[str]
+    cfg: Optional[Cfg]
     span: Span
     origin: Optional["Kernel"] = None  # set when desugared from a kernel
     ret_ty: Any = field(default=None, kw_only=True)  # the return type, once checked
@@ -275,7 +283,7 @@ class Kernel:
     tail_body: Optional[Block]
     body: Block
     export: bool
-    cfg: Optional[str]
+    cfg: Optional[Cfg]
     span: Span
 
 
@@ -292,7 +300,7 @@ class StructDecl:
     name: str
     name_span: Span
     fields: list[FieldDecl]
-    cfg: Optional[str]
+    cfg: Optional[Cfg]
     span: Span
 
 
@@ -302,7 +310,7 @@ class ConstDecl:
     name_span: Span
     type: TypeRef
     value: Expr  # IntLit or FloatLit (sign folded in)
-    cfg: Optional[str]
+    cfg: Optional[Cfg]
     span: Span
 
 
@@ -310,7 +318,7 @@ class ConstDecl:
 class StaticAssert:
     cond: Expr
     message: StringLit
-    cfg: Optional[str]
+    cfg: Optional[Cfg]
     span: Span
 
 

@@ -58,7 +58,7 @@ class ItemParser(StmtParser):
                    tok, "expected-item")
         return None
 
-    def parse_cfg(self) -> str | None:
+    def parse_cfg(self) -> A.Cfg | None:
         hash_tok = self.advance()
         self.expect("LeftBracket", "expected '[' after '#'")
         attr = self.tok
@@ -76,7 +76,7 @@ class ItemParser(StmtParser):
                        target, "unknown-cfg-target")
         self.expect("RightParen", "expected ')' after cfg target")
         self.expect("RightBracket", "expected ']' after attribute", opener=hash_tok)
-        return value
+        return A.Cfg(value, hash_tok.to(self.prev)) if value is not None else None
 
     def parse_name(self, what: str) -> Token:
         tok = self.tok
@@ -85,7 +85,7 @@ class ItemParser(StmtParser):
         self.error(f"expected {what} name, found '{self.found()}'", tok, "expected-name")
         return tok
 
-    def parse_func(self, export_tok: Token | None, cfg: str | None) -> A.Func:
+    def parse_func(self, export_tok: Token | None, cfg: A.Cfg | None) -> A.Func:
         func_tok = self.advance()
         name = self.parse_name("function")
         params = self.parse_params()
@@ -169,7 +169,7 @@ class ItemParser(StmtParser):
         idents = [(t.text, t) for t in toks if t.text[:1].isalpha() or t.text[:1] == "_"]
         return A.Annotation(" ".join(t.text for t in toks), idents, toks[0].to(toks[-1]))
 
-    def parse_kernel(self, export_tok: Token | None, cfg: str | None) -> A.Kernel:
+    def parse_kernel(self, export_tok: Token | None, cfg: A.Cfg | None) -> A.Kernel:
         kernel_tok = self.advance()
         name = self.parse_name("kernel")
         params = self.parse_params()
@@ -216,7 +216,7 @@ class ItemParser(StmtParser):
         return A.Kernel(name.text, name, params, var.text, var, bound.text, bound, step, step_tok,
                         tail, tail_body, body, export_tok is not None, cfg, start.to(body.span))
 
-    def parse_struct(self, cfg: str | None) -> A.StructDecl:
+    def parse_struct(self, cfg: A.Cfg | None) -> A.StructDecl:
         tok = self.advance()
         name = self.parse_name("struct")
         fields: list[A.FieldDecl] = []
@@ -231,7 +231,7 @@ class ItemParser(StmtParser):
             self.expect("RightBrace", "expected '}' after struct fields", opener=open_tok)
         return A.StructDecl(name.text, name, fields, cfg, tok.to(self.prev))
 
-    def parse_const(self, cfg: str | None) -> A.ConstDecl:
+    def parse_const(self, cfg: A.Cfg | None) -> A.ConstDecl:
         tok = self.advance()
         name = self.parse_name("constant")
         self.expect("Colon", "expected ':' after constant name (type annotation required)")
@@ -248,7 +248,7 @@ class ItemParser(StmtParser):
                        notes=["constant values cannot be expressions; write the computed value"])
         return A.ConstDecl(name.text, name, typ, value, cfg, tok.to(self.prev))
 
-    def parse_static_assert(self, cfg: str | None) -> A.StaticAssert:
+    def parse_static_assert(self, cfg: A.Cfg | None) -> A.StaticAssert:
         tok = self.advance()
         open_tok = self.advance()
         cond = self.parse_expr()

@@ -397,8 +397,7 @@ class _Run:
 
 
 def _exports(analysis: Analysis) -> set[str]:
-    from ..syntax import ast as A
-    return {item.name for item in analysis.ast.items if isinstance(item, (A.Func, A.Kernel)) and item.export}
+    return {f.name for f in analysis.live_functions if f.export}
 
 
 def _lines(analysis: Analysis) -> int:

@@ -50,11 +50,12 @@ def loop_label(lp) -> str:
     return f"{lp.role} loop: {lp.bottleneck}" + (f" · {moved} B/iter" if moved else "")
 
 
-def visible_functions(analysis, arch: str, rng: lsp.Range) -> list:
-    """The functions and kernels (as written) that overlap the range's lines."""
+def visible_functions(analysis, rng: lsp.Range) -> list:
+    """The functions and kernels (as written) compiled for the target that
+    overlap the range's lines."""
     first, last = rng.start.line + 1, rng.end.line + 1
     return [item for item in analysis.ast.items
-            if isinstance(item, (A.Func, A.Kernel)) and item.cfg in (None, arch)
+            if isinstance(item, (A.Func, A.Kernel)) and analysis.is_live(item)
             and item.span.line <= last and item.span.end_line >= first]
 
 
@@ -67,7 +68,7 @@ async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
     if analysis is None:
         return []
     widths = width_hints(analysis, rng)
-    items = visible_functions(analysis, analysis.options.arch, rng)
+    items = visible_functions(analysis, rng)
     # A partial answer only to a client we can ask to refresh; any other waits for the whole range.
     budget = BUDGET_S if ls.client.inlay_refresh else None
     found_code = await machine_code(ls, uri, analysis, [item.name for item in items], budget=budget)

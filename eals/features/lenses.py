@@ -37,7 +37,7 @@ def register(server) -> None:
         for item in analysis.ast.items:
             if not (isinstance(item, (A.Func, A.Kernel)) and item.export and item.name in targets):
                 continue
-            if item.cfg not in (None, analysis.options.arch):
+            if not analysis.is_live(item):  # a function of the other architecture: nothing to run
                 continue
             rng = to_range(analysis.source, item.name_span)
             for title, command in LENSES:

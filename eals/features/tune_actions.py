@@ -157,7 +157,7 @@ def memo_of(doc) -> Memo:
 
 async def rewrite_actions(ls, uri: str, analysis, rng: lsp.Range) -> list[lsp.CodeAction]:
     doc = ls.docs.get(uri)
-    items = visible_functions(analysis, analysis.options.arch, rng)
+    items = visible_functions(analysis, rng)
     if doc is None or not items:
         return []
     loop = asyncio.get_running_loop()

@@ -124,8 +124,7 @@ class BenchPane(Vertical):
         self.refresh_bindings()
 
     def _no_suite_message(self, path, stages: Stages | None) -> Content:
-        exported = [i.name for i in stages.analysis.desugared.items
-                    if getattr(i, "export", False)] if stages else []
+        exported = [f.name for f in stages.analysis.live_functions if f.export] if stages else []
         stem = path.stem
         return Content.assemble(
             (f"No benchmark suite for {path.name}.\n\n", "bold"),

@@ -76,11 +76,9 @@ def splice(data: bytes, edits: list[Edit]) -> bytes:
 
 def functions(analysis: Analysis, name: str | None = None) -> list:
     """The functions and kernels of the source tree compiled for the target
-    (a function's `#[cfg]` for another architecture drops it; a kernel's is
-    ignored, LANGUAGE.md §3.6), optionally only `name`."""
-    arch = analysis.options.arch
+    (`Analysis.is_live`), optionally only `name`."""
     return [it for it in analysis.ast.items if isinstance(it, (A.Func, A.Kernel))
-            and (isinstance(it, A.Kernel) or it.cfg in (None, arch)) and (name is None or it.name == name)]
+            and analysis.is_live(it) and (name is None or it.name == name)]
 
 
 def bodies(item) -> list:
