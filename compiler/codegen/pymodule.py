@@ -4,8 +4,9 @@ so that `import k` beside `k.so` works: `k.so` is also an extension module.
 `PyInit_<name>` uses multi-phase initialisation (PEP 489): it returns a
 static `PyModuleDef` whose one `Py_mod_exec` slot compiles and runs the
 Python binding `ea bind --python` generates (embedded as a constant, the
-library opened through the module's `__file__`) in the new module's
-namespace, so the module has the same functions as the generated `k.py`.
+library opened through the module's `__file__`, which the importer sets
+before the slot runs) in the new module's namespace, with `__builtins__` as
+`exec` gives, so the module has the same functions as the generated `k.py`.
 
 Every CPython symbol is declared `extern_weak`: in a Python process they
 resolve to the interpreter's; a C, C++ or Rust program linking or loading
@@ -29,6 +30,8 @@ from .target import init, triple
 _API = {
     "PyModuleDef_Init": ("ptr", "ptr"),
     "PyModule_GetDict": ("ptr", "ptr"),
+    "PyEval_GetBuiltins": ("ptr", ""),
+    "PyDict_SetItemString": ("i32", "ptr, ptr, ptr"),
     "Py_CompileString": ("ptr", "ptr, ptr, i32"),
     "PyEval_EvalCode": ("ptr", "ptr, ptr, ptr"),
     "Py_DecRef": ("void", "ptr"),
@@ -62,7 +65,7 @@ def module_ir(name: str, binding: str, tr: str) -> str:
     for symbol, (ret, params) in _API.items():
         lines.append(f"declare extern_weak {ret} @{symbol}({params})")
     lines.append("@PyExc_ImportError = extern_weak global ptr")
-    constants = {"name": name, "source": binding, "filename": f"<ea binding {name}>",
+    constants = {"name": name, "source": binding, "filename": f"<ea binding {name}>", "builtins": "__builtins__",
                  "threaded": f"{name}: the Ea library's extension entry point needs the default (GIL) CPython "
                              "build, not a free-threaded one; use the module `ea bind --python` writes"}
     for key, text in constants.items():
@@ -91,6 +94,12 @@ def module_ir(name: str, binding: str, tr: str) -> str:
         "",
         "define private i32 @ea.py.exec(ptr %module) {",
         "  %dict = call ptr @PyModule_GetDict(ptr %module)",
+        # as exec() does: the functions the binding defines look their builtins up there
+        "  %builtins = call ptr @PyEval_GetBuiltins()",
+        "  %set = call i32 @PyDict_SetItemString(ptr %dict, ptr @ea.py.builtins, ptr %builtins)",
+        "  %not_set = icmp ne i32 %set, 0",
+        "  br i1 %not_set, label %error, label %compile",
+        "compile:",
         f"  %code = call ptr @Py_CompileString(ptr @ea.py.source, ptr @ea.py.filename, i32 {_PY_FILE_INPUT})",
         "  %no_code = icmp eq ptr %code, null",
         "  br i1 %no_code, label %error, label %run",
