@@ -103,6 +103,21 @@ def test_library_under_another_name_and_names_python_cannot_import(folder):
     assert python_entry('{"library": "k.dll", "exports": []}', None, "k.so", windows) is None
 
 
+def test_the_loader_s_compiled_library_is_a_module_too(folder):
+    code = ("import ea, numpy as np, sys; lib = ea.compile('k.ea'); sys.path.insert(0, str(lib.parent)); import k\n"
+            "y = np.ones(2, np.float32); k.saxpy(np.ones(2, np.float32), y, 4.0); print(lib.name, k.__file__ == str(lib), y)")
+    assert ok([str(PYTHON), "-c", code], folder).stdout == "k.so True [5. 5.]\n"
+
+
+def test_an_export_named_like_the_entry_point_keeps_its_name(folder):
+    (folder / "k.ea").write_text("export func PyInit_k() -> i32 { return 7 }\n")
+    done = ok([str(EA), "k.ea", "--lib"], folder)
+    assert done.stderr == ("warning: `import k` cannot load 'k.so': the library exports a function named PyInit_k "
+                           "itself\ncompiled k.ea -> k.so (shared library, 1 exported: PyInit_k)\nwrote k.ea.json\n")
+    code = "import ctypes; print(ctypes.CDLL('./k.so').PyInit_k())"
+    assert ok([str(PYTHON), "-c", code], folder).stdout == "7\n"
+
+
 def test_python_symbols_are_weak_and_c_links_without_them(folder):
     """gcc links k.so into a program and a program dlopen()s it with RTLD_NOW: no Python anywhere."""
     ok([str(EA), "k.ea", "--lib"], folder)
