@@ -114,7 +114,8 @@ def python_entry(metadata_text: str, source: str | None, library: str | Path, op
     linked into it, `import <name>` loads the library as a module with the
     functions of the binding `ea bind --python` writes. None when the name is
     no Python module name or the target is not ELF. Raises BindError when the
-    binding cannot be generated (a `cap` naming an unknown constant)."""
+    binding cannot be generated (a `cap` naming an unknown constant) or an
+    export already has the entry point's name."""
     from .bind.meta import BindError, parse_api
     from .bind.python import module_text
     from .codegen import pymodule

@@ -52,9 +52,10 @@ class CompileWarning(UserWarning):
 class Kernel:
     """A loaded Eä file: one callable per export."""
 
-    def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None):
+    def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None, arch: str = ""):
         self._stem = stem
         self._source = source
+        self._arch = arch  # what the code was compiled for: an export under another #[cfg] is not there
         self._engine = engine  # keeps the JIT-compiled code alive
         self._names = list(namespace["__all__"])
         for name in self._names:
@@ -76,18 +77,29 @@ class Kernel:
         file = self._source.name
         if "_defined" not in self.__dict__:  # parsed once, on the first miss
             self._defined = _defined_functions(self._source)
-        defined = name in self._defined
-        why = (f"'{name}' is defined but not exported; add `export` before its `func`/`kernel`" if defined
-               else f"exported: {', '.join(self._names)}" if self._names else "the file exports nothing")
+        variants = self._defined.get(name, [])  # (exported, cfg) of each definition
+        other = sorted({cfg for exported, cfg in variants if exported and cfg not in (None, self._arch)})
+        if other:
+            why = (f"'{name}' is exported only under #[cfg({other[0]})], and this build is for "
+                   f"{self._arch or 'another architecture'}")
+        elif variants:
+            why = f"'{name}' is defined but not exported; add `export` before its `func`/`kernel`"
+        else:
+            why = f"exported: {', '.join(self._names)}" if self._names else "the file exports nothing"
         raise AttributeError(f"'{file}' has no exported function '{name}': {why}")
 
 
-def _defined_functions(path: Path) -> set[str]:
+def _defined_functions(path: Path) -> dict[str, list[tuple[bool, str | None]]]:
+    """Each function of the file: whether each of its definitions is exported, and its `#[cfg]`."""
     from .analysis import analyze
     from .syntax import ast as A
     result = analyze(path.read_bytes(), str(path))
     program = result.desugared or result.ast
-    return {f.name for f in program.items if isinstance(f, A.Func)} if program is not None else set()
+    found: dict[str, list[tuple[bool, str | None]]] = {}
+    for f in program.items if program is not None else []:
+        if isinstance(f, A.Func):
+            found.setdefault(f.name, []).append((f.export, f.cfg))
+    return found
 
 
 def _options(target: str, opt_level: int, avx512: bool) -> Options:
@@ -173,8 +185,8 @@ def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
         for e in api.exports:
             address = engine.get_function_address(e.name)
             if not address:  # a cache entry whose object and metadata disagree
-                raise ImportError(f"{entry / (stem + '.o')} has no symbol {e.name!r} that {stem}.ea.json lists "
-                                  f"beside it; recompile with: ea.clear_cache({source!r}) and load again")
+                raise ImportError(f"{entry / (stem + '.o')} has no symbol {e.name!r} that {stem}.ea.json beside it "
+                                  f"lists; clear the cache and load again: ea.clear_cache({source!r})")
             # argtypes/restype are set by the binding, as on a CDLL's functions
             setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(address))
     namespace: dict = {"__ea_lib__": symbols, "__name__": f"ea_kernel_{stem}"}
@@ -184,7 +196,7 @@ def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
     from .loader_fast import fast_functions
     fast = fast_functions(api, entry, engine, namespace, LLVM_LOCK,
                           lambda: new_target_machine(dataclasses.replace(opts, opt_level=0)))
-    return Kernel(stem, {**namespace, **fast}, engine, Path(source))
+    return Kernel(stem, {**namespace, **fast}, engine, Path(source), opts.arch)
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",

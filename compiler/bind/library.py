@@ -66,8 +66,9 @@ def _build(api: Api, source: str | None) -> str:
 def loading_lines(api: Api, source: str | None) -> list[str]:
     """`_HERE = ...` and the `_lib = _load_library(...)` statement."""
     items = "".join(f"        {c},\n" for c in candidates(api))
+    build = _build(api, source)
     return ["_HERE = _Path(__file__).parent",
-            f"_lib = _load_library(\n    {env_name(api.stem)!r},\n    [\n{items}    ],\n    {_build(api, source)!r},\n)"]
+            f"_lib = _load_library(\n    {env_name(api.stem)!r},\n    [\n{items}    ],\n    {build!r},\n)"]
 
 
 def require_lines(api: Api, source: str | None) -> list[str]:

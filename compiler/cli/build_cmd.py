@@ -79,9 +79,9 @@ def _build(req: BuildRequest) -> int:
 
 
 def _build_lib(req: BuildRequest, analysis: Analysis, obj: bytes, stem: str, names: list[str]) -> int:
-    # `<stem>.so` as §1.2 says; it is also a Python extension module
-    # (build.python_entry), so `import <stem>` beside it works with or without
-    # the `<stem>.py` of `ea bind --python`, which it would shadow otherwise.
+    # `<stem>.so` as §1.2 says. `import <stem>` prefers it to the `<stem>.py` of
+    # `ea bind --python` beside it, so it is also an extension module with the
+    # same functions (build.python_entry).
     from ..bind.meta import BindError
     lib = req.out or f"{stem}.so"
     folder = Path(lib).parent

@@ -66,6 +66,12 @@ def test_library_message_and_metadata_list_what_the_library_exports(tmp_path):
     assert ok([str(PYTHON), "-c", code], tmp_path).stdout == f"['{HOST}', 'h'] 6\n"
     kernel = loader.load(tmp_path / "k.ea")
     assert dir(kernel) == [HOST, "h"] and kernel.h(3) == 9
+    other = "g" if HOST == "f" else "f"
+    with pytest.raises(AttributeError) as err:
+        getattr(kernel, other)
+    assert str(err.value) == (f"'k.ea' has no exported function '{other}': '{other}' is exported only under "
+                              f"#[cfg({'x86_64' if other == 'g' else 'aarch64'})], and this build is for "
+                              f"{'aarch64' if other == 'g' else 'x86_64'}")
 
 
 def stale_bindings(tmp_path: Path, flag: str) -> Path:
@@ -109,7 +115,7 @@ def test_loader_refuses_a_cache_entry_whose_metadata_lists_more(tmp_path):
     loader._LOADED.clear()
     with pytest.raises(ImportError) as err:
         loader.load(source)
-    assert str(err.value) == (f"{meta.parent / 'k.o'} has no symbol 'gone' that k.ea.json lists beside it; "
-                              f"recompile with: ea.clear_cache({str(source)!r}) and load again")
+    assert str(err.value) == (f"{meta.parent / 'k.o'} has no symbol 'gone' that k.ea.json beside it lists; "
+                              f"clear the cache and load again: ea.clear_cache({str(source)!r})")
     loader.clear_cache(source)
     assert loader.load(source).h(1) == 3

@@ -131,7 +131,8 @@ int main(void) {
     float x[3] = {1, 2, 3}, y[3] = {1, 1, 1};
     saxpy(x, y, 2.0f, 3);
     void *h = dlopen("./k.so", RTLD_NOW | RTLD_LOCAL);
-    void (*f)(const float*, float*, float, int) = h ? (void (*)(const float*, float*, float, int))dlsym(h, "saxpy") : 0;
+    typedef void (*saxpy_t)(const float*, float*, float, int);
+    saxpy_t f = h ? (saxpy_t)dlsym(h, "saxpy") : 0;
     if (!f) { printf("dlopen: %s\n", dlerror()); return 1; }
     f(x, y, 1.0f, 3);
     printf("%g %g %g\n", y[0], y[1], y[2]);
