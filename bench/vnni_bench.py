@@ -58,7 +58,7 @@ def build() -> tuple[ct.CDLL, ct.CDLL]:
         done = subprocess.run([str(EA), f"{stem}.ea", "--lib"], cwd=OUT, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"ea {stem}.ea --lib failed:\n{done.stderr}")
-        libs.append(ct.CDLL(str(OUT / f"lib{stem}.so")))
+        libs.append(ct.CDLL(str(OUT / f"{stem}.so")))
     dot, gemm = libs
     for f in (dot.dot_vnni, dot.dot_maddubs):
         f.argtypes, f.restype = [P, P, I], I

@@ -79,9 +79,12 @@ def errors_blocking(analysis: Analysis, names) -> list[Diagnostic]:
             if d.span is None or inside(d.span, mine) or not inside(d.span, others)]
 
 
-def exported_names(analysis: Analysis) -> list[str]:
-    """From the desugared, cfg-unfiltered program (§1.2)."""
-    return [f.name for f in analysis.desugared.items if isinstance(f, A.Func) and f.export]
+def exported_names(analysis: Analysis, module) -> list[str]:
+    """The exported functions the compiled `module` defines, in source order:
+    what its object file, and a library linked from it, export (an export of
+    another architecture's `#[cfg]` is not there)."""
+    defined = module.defined_functions()
+    return [f.name for f in analysis.desugared.items if isinstance(f, A.Func) and f.export and f.name in defined]
 
 
 def header(analysis: Analysis, stem: str) -> str:
@@ -90,22 +93,53 @@ def header(analysis: Analysis, stem: str) -> str:
     return header_text(stem, analysis.desugared)
 
 
-def metadata(analysis: Analysis, library: str, live_only: bool = False) -> str:
-    """The `.ea.json` metadata of an analysed file, naming its shared library:
-    from the desugared, cfg-unfiltered program (TOOLCHAIN.md §1.2: both
-    variants of a function are listed), or, with `live_only`, only the items
-    compiled for the target (what the library holds: the loader's view)."""
+def metadata(analysis: Analysis, library: str, names: list[str] | None = None) -> str:
+    """The `.ea.json` metadata of an analysed file, naming its shared library;
+    `names`: the exports it lists (`exported_names`: those the library defines)."""
     from .outputs.metadata import metadata_text
-    program = analysis.desugared
-    if live_only:
-        program = A.Program([i for i in program.items if analysis.is_live(i)], program.span)
-    return metadata_text(library, program)
+    return metadata_text(library, analysis.desugared, names)
+
+
+def python_module_name(library: str | Path) -> str | None:
+    """The name `import` finds the library `library` under (`k.so` -> `k`), or
+    None when that is not a Python module name (`my-kernel.so`) or it is no `.so`."""
+    base = Path(library).name
+    name = base.split(".", 1)[0]
+    return name if base.endswith(".so") and name.isascii() and name.isidentifier() else None
+
+
+def python_entry(metadata_text: str, source: str | None, library: str | Path, options: Options) -> bytes | None:
+    """Object code of `PyInit_<name>` for `library` (ea_compiler.codegen.pymodule):
+    linked into it, `import <name>` loads the library as a module with the
+    functions of the binding `ea bind --python` writes. None when the name is
+    no Python module name or the target is not ELF. Raises BindError when the
+    binding cannot be generated (a `cap` naming an unknown constant) or an
+    export already has the entry point's name."""
+    from .bind.meta import BindError, parse_api
+    from .bind.python import module_text
+    from .codegen import pymodule
+    name = python_module_name(library)
+    if name is None or not pymodule.supported(options):
+        return None
+    api = parse_api(metadata_text, name)
+    if f"PyInit_{name}" in {e.name for e in api.exports}:
+        raise BindError(f"the library exports a function named PyInit_{name} itself")
+    text = module_text(api, source, lib_expr="_ct.CDLL(_os.path.abspath(__file__))")
+    return pymodule.module_object(name, text, options)
 
 
 def link_shared_library(obj: str | Path, out: str | Path,
-                        failure: str = "shared library linking failed") -> None:
-    """Link the object file `obj` into the shared library `out`; LinkError if `$CC` fails."""
-    _run_cc(["-shared", str(obj), "-o", str(out), "-lm"], failure)
+                        failure: str = "shared library linking failed", extra: bytes | None = None) -> None:
+    """Link the object file `obj` (and the object code `extra`, if given: the
+    Python entry point) into the shared library `out`; LinkError if `$CC` fails."""
+    if extra is None:
+        _run_cc(["-shared", str(obj), "-o", str(out), "-lm"], failure)
+        return
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        entry = os.path.join(tmp, "ea_python_entry.o")
+        Path(entry).write_bytes(extra)
+        _run_cc(["-shared", str(obj), entry, "-o", str(out), "-lm"], failure)
 
 
 def link_executable(obj: bytes, out: str | Path) -> None:
@@ -130,4 +164,4 @@ def _run_cc(args: list[str], failure: str) -> None:
 
 
 __all__ = ["LinkError", "compile_functions", "compile_source", "errors_blocking", "exported_names", "header",
-           "link_executable", "link_shared_library", "metadata"]
+           "link_executable", "link_shared_library", "metadata", "python_entry", "python_module_name"]

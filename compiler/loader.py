@@ -140,7 +140,7 @@ def _build(path: Path, opts: Options) -> Path:
     entry, source = _entry(path, opts)
     if (entry / f"{path.stem}.o").exists():
         return entry
-    from .build import compile_source, metadata
+    from .build import compile_source, exported_names, metadata
     from .render import render_all
     analysis, module = compile_source(source, str(path), opts)
     if module is None:
@@ -151,8 +151,8 @@ def _build(path: Path, opts: Options) -> Path:
     found = [d for d in analysis.diagnostics if d.severity == "warning"]
     (tmp / "warnings.txt").write_text("\0".join(render_all([d], analysis.source, str(path)) for d in found))
     (tmp / f"{path.stem}.o").write_bytes(module.object())
-    # Only what the library holds: a function of another architecture is no callable.
-    (tmp / f"{path.stem}.ea.json").write_text(metadata(analysis, f"lib{path.stem}.so", live_only=True))
+    names = exported_names(analysis, module)
+    (tmp / f"{path.stem}.ea.json").write_text(metadata(analysis, f"{path.stem}.so", names))
     try:
         os.rename(tmp, entry)  # atomic: another process may have won the race
     except OSError:
@@ -204,8 +204,12 @@ def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
         engine.add_object_file(llvm.ObjectFileRef.from_data((entry / f"{stem}.o").read_bytes()))
         engine.finalize_object()
         for e in api.exports:
+            address = engine.get_function_address(e.name)
+            if not address:  # a cache entry whose object and metadata disagree
+                raise ImportError(f"{entry / (stem + '.o')} has no symbol {e.name!r} that {stem}.ea.json beside it "
+                                  f"lists; clear the cache and load again: ea.clear_cache({source!r})")
             # argtypes/restype are set by the binding, as on a CDLL's functions
-            setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(engine.get_function_address(e.name)))
+            setattr(symbols, e.name, ctypes.CFUNCTYPE(None)(address))
     namespace: dict = {"__ea_lib__": symbols, "__name__": f"ea_kernel_{stem}"}
     code = builtins.compile(module_text(api, source, lib_expr="__ea_lib__"), f"<ea binding {stem}>", "exec",
                             dont_inherit=True)
@@ -235,12 +239,18 @@ def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: st
         return out
     if not lib:
         return entry / f"{path.stem}.o"
-    library = entry / f"lib{path.stem}.so"
+    library = entry / f"{path.stem}.so"
     if not library.exists():
-        from .build import LinkError, link_shared_library
-        tmp = entry / f".lib{path.stem}.{os.getpid()}.so"
+        from .bind.meta import BindError
+        from .build import LinkError, link_shared_library, python_entry
+        tmp = entry / f".{path.stem}.{os.getpid()}.so"
+        try:  # importable as a module too, as `ea k.ea --lib` makes it
+            python = python_entry((entry / f"{path.stem}.ea.json").read_text(), str(path), library, opts)
+        except BindError as err:
+            python = None
+            warnings.warn(f"`import {path.stem}` cannot load '{library}': {err}", CompileWarning, stacklevel=2)
         try:
-            link_shared_library(entry / f"{path.stem}.o", tmp, "linking the shared library failed")
+            link_shared_library(entry / f"{path.stem}.o", tmp, "linking the shared library failed", python)
         except LinkError as err:
             raise CompileError(f"Compilation failed: {path.name}", f"error[codegen]: {err}") from None
         os.replace(tmp, library)

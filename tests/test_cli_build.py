@@ -48,12 +48,12 @@ def test_libraries_and_messages_match_single_file_runs(two):
     assert proc.stderr == expected
     assert proc.stdout == ""
     assert sorted(p.name for p in many.iterdir()) == sorted(p.name for p in one_by_one.iterdir()) == [
-        "dot.h", "libdot.so", "libsaxpy.so", "saxpy.h"]
+        "dot.h", "dot.so", "saxpy.h", "saxpy.so"]
     assert (many / "saxpy.h").read_text() == (one_by_one / "saxpy.h").read_text()
     for n in ("saxpy", "dot"):  # the metadata names the library by the path given, as a single run
         assert (two / "src" / f"{n}.ea.json").read_text() == meta_single[n]
     # the libraries run: saxpy from the many-file build
-    lib = ctypes.CDLL(str(many / "libsaxpy.so"))
+    lib = ctypes.CDLL(str(many / "saxpy.so"))
     x = np.arange(19, dtype=np.float32)
     y = np.ones(19, dtype=np.float32)
     fp = ctypes.POINTER(ctypes.c_float)

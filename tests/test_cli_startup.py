@@ -82,7 +82,7 @@ def test_object_build_loads_llvm_only(work):
 
 def test_library_build_loads_no_numpy(work):
     mods = loaded(cli("k.ea", "--lib"), work)
-    assert (work / "libk.so").is_file()
+    assert (work / "k.so").is_file()
     assert not tops(mods) & {"numpy", "textual", "rich", "pygls"}
 
 

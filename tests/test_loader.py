@@ -319,7 +319,7 @@ def test_missing_source(tmp_path):
 def test_compile_artefacts(tmp_path):
     path = example(tmp_path, "saxpy")
     lib = compile(path)
-    assert lib.name == "libsaxpy.so" and lib.parent in entries(tmp_path)
+    assert lib.name == "saxpy.so" and lib.parent in entries(tmp_path)
     stamp = lib.stat().st_mtime_ns
     assert compile(path) == lib and lib.stat().st_mtime_ns == stamp  # cached, not relinked
     so = ctypes.CDLL(str(lib))

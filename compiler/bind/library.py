@@ -1,9 +1,16 @@
-"""How a generated Python or PyTorch module finds its shared library: the
-environment override `EA_LIBRARY_<STEM>` if set, else the first that exists
-of the path the metadata records, `lib<stem>.so` and `<stem>.so` beside the
-module — so a rebuild under the other name (`ea k.ea --lib -o k.so`) still
-loads. Nothing found is an OSError listing every path tried and the command
-that builds the library."""
+"""How a generated Python or PyTorch module gets its shared library, and
+what it checks before defining anything.
+
+Finding it: the environment override `EA_LIBRARY_<STEM>` if set, else the
+first that exists of the path the metadata records and `<stem>.so` beside
+the module — so a library rebuilt under the default name still loads.
+Nothing found is an OSError listing every path tried and the command that
+builds the library.
+
+Checking it: every function the metadata lists must be a symbol of the
+library (one built from another version of the source, or bound against
+other metadata, lacks some): otherwise an ImportError names the library,
+the symbol, the metadata and the command that rebuilds both."""
 from __future__ import annotations
 
 import re
@@ -24,6 +31,16 @@ def _load_library(env, candidates, build):
                   f"`{build}` or set {env} to its path")
 '''
 
+REQUIRE = '''
+
+def _require(lib, names, metadata, build):
+    """Every function `metadata` lists is a symbol of `lib`."""
+    for name in names:
+        if not hasattr(lib, name):
+            raise ImportError(f"{getattr(lib, '_name', 'the Ea library')} has no symbol {name!r} that "
+                              f"{metadata} lists; recompile with: {build}")
+'''
+
 
 def env_name(stem: str) -> str:
     return "EA_LIBRARY_" + re.sub(r"\W", "_", stem).upper()
@@ -36,16 +53,26 @@ def candidates(api: Api) -> list[str]:
     else:
         first = "_HERE / " + " / ".join(f"{seg!r}" for seg in api.library.split("/") if seg)
     out = [first]
-    for name in (f"lib{api.stem}.so", f"{api.stem}.so"):
-        expr = f"_HERE / {name!r}"
-        if expr not in out:
-            out.append(expr)
+    default = f"_HERE / {api.stem + '.so'!r}"
+    if default not in out:
+        out.append(default)
     return out
+
+
+def _build(api: Api, source: str | None) -> str:
+    return f"ea {source or api.stem + '.ea'} --lib"
 
 
 def loading_lines(api: Api, source: str | None) -> list[str]:
     """`_HERE = ...` and the `_lib = _load_library(...)` statement."""
-    build = f"ea {source or api.stem + '.ea'} --lib"
     items = "".join(f"        {c},\n" for c in candidates(api))
+    build = _build(api, source)
     return ["_HERE = _Path(__file__).parent",
             f"_lib = _load_library(\n    {env_name(api.stem)!r},\n    [\n{items}    ],\n    {build!r},\n)"]
+
+
+def require_lines(api: Api, source: str | None) -> list[str]:
+    """The `_require(_lib, ...)` statement: after `_lib`, before any use of it."""
+    metadata = f"{source or api.stem + '.ea'}.json"
+    names = [e.name for e in api.exports]
+    return [f"_require(_lib, {names!r}, {metadata!r}, {_build(api, source)!r})"]

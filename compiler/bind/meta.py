@@ -131,7 +131,7 @@ def parse_api(text: str, stem: str) -> Api:
         exports.append(Export(e["name"], args, e.get("return_type"), extents))
     structs = [Struct(s["name"], [(f["name"], f["type"]) for f in s.get("fields", [])])
                for s in data.get("structs", [])]
-    return Api(stem, data.get("library", f"lib{stem}.so"), exports, structs)
+    return Api(stem, data.get("library", f"{stem}.so"), exports, structs)
 
 
 def read_api(source: str) -> Api:

@@ -65,17 +65,10 @@ def generate(api: Api, source: str | None = None, lib_expr: str | None = None) -
     return {f"{api.stem}.py": module_text(api, source, lib_expr)}
 
 
-def warnings(api: Api) -> list[str]:
-    """`import k` prefers an extension module `k.so` to `k.py` in the same folder."""
-    if api.library.split("/")[-1] in (f"{api.stem}.so", f"{api.stem}.pyd"):
-        return [f"'{api.library}' beside '{api.stem}.py' shadows it on `import {api.stem}`; build the "
-                f"library as lib{api.stem}.so instead: ea {api.stem}.ea --lib"]
-    return []
-
-
 def module_text(api: Api, source: str | None = None, lib_expr: str | None = None) -> str:
     """`lib_expr`: how the module gets its library; default: `library.py`'s
-    search (the metadata's path, then lib<stem>.so and <stem>.so beside the module)."""
+    search (the metadata's path, then <stem>.so beside the module). Either
+    way every export must be in it (`library.REQUIRE`)."""
     structs = {s.name for s in api.structs}
     parallel = [e for e in api.exports if _parallel_ok(e)]
     names = [py(e.name) for e in api.exports] + [f"{e.name}_parallel" for e in parallel]
@@ -87,9 +80,10 @@ def module_text(api: Api, source: str | None = None, lib_expr: str | None = None
     out += ["", "_byref, _from_buffer = _ct.byref, _ct.c_char.from_buffer", "",
             f"__all__ = {names!r}", _RUNTIME + INT_CHECK]
     if lib_expr is None:
-        out += [library.RUNTIME, *library.loading_lines(api, source)]
+        out += [library.RUNTIME + library.REQUIRE, *library.loading_lines(api, source)]
     else:
-        out += ["", f"_lib = {lib_expr}"]
+        out += [library.REQUIRE, f"_lib = {lib_expr}"]
+    out += library.require_lines(api, source)
     for s in api.structs:
         fields = ", ".join(f'("{n}", {_ctype(t, structs)})' for n, t in s.fields)
         out += ["", f"class {s.name}(_ct.Structure):", f"    _fields_ = [{fields}]", ""]

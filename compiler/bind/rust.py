@@ -5,6 +5,9 @@ Departures from the reference output, where it does not work:
 - `#[link]` sits on the extern block (on `mod ffi` rustc ignores it and the
   link fails), and the block is `unsafe extern "C"` so the file also builds
   under edition 2024 (rustc >= 1.82 accepts it in every edition);
+- the library is linked by its file name (`#[link(name = "k.so", modifiers =
+  "+verbatim")]`, the linker's `-l:k.so`), not by the §4.3 link stem: `ea
+  k.ea --lib` writes `k.so`, which `-lk` (`libk.so`) does not find;
 - every collapsed length is first bound to a local of its own name, so `cap`
   expressions may use it (§4.1 note), and a slice the kernel indexes by its
   loop variable up to its bound (metadata `min_lengths`) must be at least
@@ -29,14 +32,10 @@ _KEYWORDS = frozenset((
 _NOT_RAW = frozenset({"self", "Self", "super", "crate", "_"})  # cannot be written as r#name
 
 
-def link_stem(library: str) -> str:
-    """Library basename without `.so`/`.dll`/`.dylib` and a leading `lib`."""
-    base = re.split(r"[/\\]", library)[-1]
-    for ext in (".so", ".dll", ".dylib"):
-        if base.endswith(ext):
-            base = base[:-len(ext)]
-            break
-    return base[3:] if base.startswith("lib") and len(base) > 3 else base
+def link_name(library: str) -> str:
+    """The library's file name, linked verbatim (`-l:k.so`): `k.so` is not
+    found as `-lk`, which means `libk.so`."""
+    return re.split(r"[/\\]", library)[-1]
 
 
 # ---- Rust text ----------------------------------------------------------------------
@@ -162,7 +161,8 @@ def generate(api: Api, source: str) -> dict[str, str]:
            "#![allow(dead_code, non_snake_case, non_camel_case_types)]", ""]
     for s in api.structs:
         out += _struct(s, types, s.name in default)
-    out += ["mod ffi {", f'    #[link(name = "{_escape(link_stem(api.library))}")]', '    unsafe extern "C" {']
+    out += ["mod ffi {", f'    #[link(name = "{_escape(link_name(api.library))}", modifiers = "+verbatim")]',
+            '    unsafe extern "C" {']
     for e in api.exports:
         params = ", ".join(f"{ident(a.name)}: {types.rust(a.type, ffi=True)}" for a in e.args)
         ret = f" -> {types.rust(e.ret, ffi=True)}" if e.ret else ""
@@ -171,16 +171,6 @@ def generate(api: Api, source: str) -> dict[str, str]:
     for e in api.exports:
         out += _wrapper(e, types, default)
     return {f"{api.stem}.rs": "\n".join(out).rstrip("\n") + "\n"}
-
-
-def warnings(api: Api) -> list[str]:
-    """`#[link(name = "k")]` is looked up as `libk.so`; `ea k.ea --lib` writes `k.so`."""
-    base = re.split(r"[/\\]", api.library)[-1]
-    if base.endswith((".so", ".dylib")) and not base.startswith("lib"):
-        link = link_stem(api.library)
-        return [f"the linker looks for #[link(name = \"{link}\")] as lib{link}.so, not '{base}'; "
-                f"build the library as lib{link}.so: ea {api.stem}.ea --lib -o lib{link}.so"]
-    return []
 
 
 def _escape(text: str) -> str:

@@ -77,6 +77,4 @@ def _bind_one(source: str, flags: list[str]) -> bool:
         for name, text in files.items():
             Path(name).write_text(text)
             print(f"wrote {name}", file=sys.stderr)
-        for message in getattr(gen, "warnings", lambda api: [])(api):
-            print(f"warning: {message}", file=sys.stderr)
     return True

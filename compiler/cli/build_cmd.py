@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis import Analysis
-from ..build import LinkError, compile_source, exported_names, header, link_executable, link_shared_library, metadata
+from ..build import (LinkError, compile_source, exported_names, header, link_executable, link_shared_library,
+                     metadata, python_entry, python_module_name)
 from ..options import Options
 from ..render import render_all
 
@@ -41,7 +42,7 @@ def _build(req: BuildRequest) -> int:
     if module is None:
         return 1
     stem = Path(req.path).stem
-    names = exported_names(analysis)
+    names = exported_names(analysis, module)  # what the output holds, not what the source declares
     flags = req.flags
     if "--emit-llvm" in flags:
         text = module.ir(optimized=req.options.opt_level > 0)
@@ -78,21 +79,28 @@ def _build(req: BuildRequest) -> int:
 
 
 def _build_lib(req: BuildRequest, analysis: Analysis, obj: bytes, stem: str, names: list[str]) -> int:
-    # `lib<stem>.so`, not the reference's `<stem>.so`: a `<stem>.so` beside the
-    # `<stem>.py` that `ea bind --python` writes would shadow it on `import <stem>`,
-    # and the linker resolves `-l<stem>` / Rust's `#[link(name = "<stem>")]` as lib<stem>.so.
-    lib = req.out or f"lib{stem}.so"
+    # `<stem>.so` as §1.2 says. `import <stem>` prefers it to the `<stem>.py` of
+    # `ea bind --python` beside it, so it is also an extension module with the
+    # same functions (build.python_entry).
+    from ..bind.meta import BindError
+    lib = req.out or f"{stem}.so"
     folder = Path(lib).parent
     if not folder.is_dir():
         raise OSError(2, "No such file or directory", str(folder))
+    meta_text = metadata(analysis, lib, names)
+    try:
+        entry = python_entry(meta_text, req.path, lib, req.options)
+    except BindError as err:
+        entry = None
+        print(f"warning: `import {python_module_name(lib)}` cannot load '{lib}': {err}", file=sys.stderr)
     tmp_obj = Path(f"{stem}.o")
     tmp_obj.write_bytes(obj)
     try:
-        link_shared_library(tmp_obj, lib)
+        link_shared_library(tmp_obj, lib, extra=entry)
     finally:
         tmp_obj.unlink(missing_ok=True)
     print(f"compiled {req.path} -> {lib} ({_describe('shared library', names)})", file=sys.stderr)
     meta = f"{req.path}.json"
-    Path(meta).write_text(metadata(analysis, lib))
+    Path(meta).write_text(meta_text)
     print(f"wrote {meta}", file=sys.stderr)
     return 0

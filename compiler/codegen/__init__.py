@@ -60,6 +60,13 @@ class CompiledModule:
         with LLVM_LOCK:
             return self.tm.emit_object(self.module.clone())
 
+    def defined_functions(self) -> set[str]:
+        """The functions this module defines with external linkage: the symbols
+        its object file (and a library linked from it) exports."""
+        with LLVM_LOCK:
+            return {f.name for f in self.module.functions
+                    if not f.is_declaration and f.linkage == llvm.Linkage.external}
+
 
 def generate(analysis: Analysis, only=None) -> CompiledModule:
     """Build, verify and optimise the module of an error-free analysis; with

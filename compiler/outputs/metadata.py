@@ -1,7 +1,9 @@
 """The `.ea.json` metadata written with `--lib` (TOOLCHAIN.md §3), in the
 reference writer's exact layout: 2-space indent, one object per export,
 args on one line. One extension: `"min_lengths"` after `"return_type"` for
-a kernel whose loop variable indexes some of its arrays (`extents.py`)."""
+a kernel whose loop variable indexes some of its arrays (`extents.py`).
+The exports listed are those the library defines (the build passes them):
+an export of another architecture's `#[cfg]` is not in it, so not listed."""
 from __future__ import annotations
 
 import json
@@ -15,8 +17,9 @@ def _arg(p: A.Param) -> dict:
             "cap": p.cap.text if p.cap else None, "count": p.count.text if p.count else None}
 
 
-def metadata_text(library: str, program: A.Program) -> str:
-    exports = [f for f in program.items if isinstance(f, A.Func) and f.export]
+def metadata_text(library: str, program: A.Program, names: list[str] | None = None) -> str:
+    """With `names`, only those exports: the ones the library defines."""
+    exports = [f for f in program.items if isinstance(f, A.Func) and f.export and (names is None or f.name in names)]
     structs = [s for s in program.items if isinstance(s, A.StructDecl)]
     dump = json.dumps
     lines = ["{", f'  "library": {dump(library)},']

@@ -81,7 +81,8 @@ def write_sources(folder: Path) -> None:
 
 
 def bound_dir(tmp_path_factory) -> Path:
-    """One folder with every stem compiled (`lib<stem>.so`) and bound (`<stem>.py`)."""
+    """One folder with every stem compiled (`-o lib<stem>.so`: `import <stem>` then finds
+    `<stem>.py`, the module under test, not the library) and bound (`<stem>.py`)."""
     if "dir" not in _STATE:
         folder = tmp_path_factory.mktemp("pybind")
         write_sources(folder)
@@ -338,6 +339,14 @@ def _load_library(env, candidates, build):
     raise OSError(f"cannot find the Ea library of {__name__} (tried {tried}); build it with "
                   f"`{build}` or set {env} to its path")
 
+
+def _require(lib, names, metadata, build):
+    """Every function `metadata` lists is a symbol of `lib`."""
+    for name in names:
+        if not hasattr(lib, name):
+            raise ImportError(f"{getattr(lib, '_name', 'the Ea library')} has no symbol {name!r} that "
+                              f"{metadata} lists; recompile with: {build}")
+
 _HERE = _Path(__file__).parent
 _lib = _load_library(
     'EA_LIBRARY_HIST',
@@ -347,6 +356,7 @@ _lib = _load_library(
     ],
     'ea hist.ea --lib',
 )
+_require(_lib, ['hist'], 'hist.ea.json', 'ea hist.ea --lib')
 
 _lib.hist.argtypes = [_ct.c_void_p, _ct.c_int32, _ct.c_void_p]
 _lib.hist.restype = None
@@ -386,26 +396,6 @@ def test_generated_module_imports_by_name_without_this_project(tmp_path_factory)
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"True {[5.0] * 9}\n"
-
-
-def test_shadowing_library_name_warns(tmp_path):
-    (tmp_path / "saxpy.ea").write_text((ROOT / "examples" / "saxpy.ea").read_text())
-    assert ea("saxpy.ea", "--lib", cwd=tmp_path).returncode == 0
-    proc = ea("bind", "saxpy.ea", "--python", cwd=tmp_path)
-    assert proc.returncode == 0
-    assert proc.stderr == "wrote saxpy.py\n"  # the default library name is libsaxpy.so
-    assert ea("saxpy.ea", "--lib", "-o", "saxpy.so", cwd=tmp_path).returncode == 0
-    proc = ea("bind", "saxpy.ea", "--python", cwd=tmp_path)
-    assert proc.returncode == 0
-    assert proc.stderr == (
-        "wrote saxpy.py\nwarning: 'saxpy.so' beside 'saxpy.py' shadows it on `import saxpy`; build the "
-        "library as libsaxpy.so instead: ea saxpy.ea --lib\n")
-
-
-def test_no_shadowing_warning_for_lib_prefix(tmp_path_factory):
-    folder = bound_dir(tmp_path_factory)
-    proc = ea("bind", "saxpy.ea", "--python", cwd=folder)
-    assert proc.returncode == 0 and proc.stderr == "wrote saxpy.py\n"
 
 
 if __name__ == "__main__":  # pragma: no cover

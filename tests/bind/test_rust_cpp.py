@@ -216,7 +216,7 @@ def built(tmp_path_factory) -> Path:
         shutil.copy(ROOT / "examples" / f"{stem}.ea", tmp)
     (tmp / "bufs.ea").write_text(BUFS)
     for stem in EXAMPLES + ["bufs"]:
-        # `--lib` writes lib<stem>.so: what `#[link(name = "<stem>")]` and `-l<stem>` look for
+        # `--lib` writes <stem>.so: `#[link(name = "<stem>.so", modifiers = "+verbatim")]` and `-l:<stem>.so`
         run([str(EA), f"{stem}.ea", "--lib"], tmp)
         bound = run([str(EA), "bind", f"{stem}.ea", "--rust", "--cpp"], tmp)
         assert bound.stderr == f"wrote {stem}.rs\nwrote {stem}.hpp\n"
@@ -225,7 +225,7 @@ def built(tmp_path_factory) -> Path:
     rust = subprocess.Popen(["rustc", "--edition", "2021", "-L", ".", "main.rs", "-o", "main_rs",
                              "-C", "link-args=-Wl,-rpath,."], cwd=tmp, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    libs = [f"-l{stem}" for stem in EXAMPLES + ["bufs"]]
+    libs = [f"-l:{stem}.so" for stem in EXAMPLES + ["bufs"]]
     run(["g++", "-std=c++20", "-Wall", "-Wextra", "-Werror", "main.cpp", "-o", "main_cpp", "-L.", *libs,
          "-Wl,-rpath,."], tmp)
     out, err = rust.communicate(timeout=120)

@@ -43,7 +43,7 @@ GOLDEN_RS = """\
 #![allow(dead_code, non_snake_case, non_camel_case_types)]
 
 mod ffi {
-    #[link(name = "img")]
+    #[link(name = "libimg.so", modifiers = "+verbatim")]
     unsafe extern "C" {
         pub fn hist16(px: *const u8, len: i32, bins: *mut i32);
         pub fn dot(a: *const f32, b: *const f32, n: i32) -> f32;
@@ -142,12 +142,13 @@ def test_generators_are_registered_with_their_language_names():
     assert list(cpp.generate(api, "img.ea")) == ["img.hpp"]
 
 
-@pytest.mark.parametrize("library, stem", [
-    ("img.so", "img"), ("libimg.so", "img"), ("/abs/dir/libfoo.so", "foo"), ("out\\k.dll", "k"),
-    ("lib.so", "lib"), ("plain", "plain"), ("libbar", "bar"),
+@pytest.mark.parametrize("library, name", [
+    ("img.so", "img.so"), ("build/libimg.so", "libimg.so"), ("/abs/dir/libfoo.so", "libfoo.so"),
+    ("out\\k.dll", "k.dll"), ("plain", "plain"),
 ])
-def test_link_stem(library, stem):
-    assert rust.link_stem(library) == stem
+def test_link_name_is_the_file_name(library, name):
+    """Linked verbatim (`-l:k.so`): `ea k.ea --lib` writes k.so, which `-lk` does not find."""
+    assert rust.link_name(library) == name
 
 
 # ---- command line ---------------------------------------------------------------
@@ -333,12 +334,3 @@ def test_a_length_only_an_output_could_size_stays_a_parameter():
         arg("y", "*mut f32", True, "size * 2"), arg("size", "i32")]}]}), "k")
     assert [a.name for a in api.exports[0].visible] == ["size"]
     assert "size" in rust.generate(api, "k.ea")["k.rs"]
-
-
-@pytest.mark.parametrize("library, warned", [("k.so", True), ("out/k.dylib", True), ("libk.so", False),
-                                             ("k.dll", False)])
-def test_warning_when_the_library_name_lacks_lib(library, warned):
-    api = parse_api(json.dumps({"library": library, "exports": []}), "k")
-    assert rust.warnings(api) == ([
-        f"the linker looks for #[link(name = \"k\")] as libk.so, not '{library.split('/')[-1]}'; "
-        "build the library as libk.so: ea k.ea --lib -o libk.so"] if warned else [])

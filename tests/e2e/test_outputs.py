@@ -55,9 +55,9 @@ def test_lib_so_and_metadata(tmp_path):
     setup(tmp_path, name="src/k.ea")
     p = ea("src/k.ea", "--lib", cwd=tmp_path)
     assert (p.returncode, p.stdout) == (0, "")
-    assert p.stderr == ("compiled src/k.ea -> libk.so (shared library, 2 exported: scale, saxpy)\n"
+    assert p.stderr == ("compiled src/k.ea -> k.so (shared library, 2 exported: scale, saxpy)\n"
                         "wrote src/k.ea.json\n")
-    assert files(tmp_path) == {"src/k.ea", "src/k.ea.json", "libk.so"}  # intermediate k.o deleted
+    assert files(tmp_path) == {"src/k.ea", "src/k.ea.json", "k.so"}  # intermediate k.o deleted
     (tmp_path / "main.c").write_text(r"""#include <stdio.h>
 #include <stdint.h>
 void scale(float*, int32_t, float); void saxpy(const float*, float*, float, int32_t);
@@ -71,14 +71,14 @@ int main(void) {
     return 0;
 }
 """)
-    link = cc("main.c", "-L.", "-lk", "-o", "prog", cwd=tmp_path)
+    link = cc("main.c", "-L.", "-l:k.so", "-o", "prog", cwd=tmp_path)
     assert link.returncode == 0, link.stderr
     out = run(tmp_path / "prog", env=dict(os.environ, LD_LIBRARY_PATH=str(tmp_path)))
     assert out.stdout == "".join(f"{3 * k + 1:g} " for k in range(11)) + "\n"
-    p = ea("src/k.ea", "--lib", "-o", "k.so", cwd=tmp_path)  # -o names it as given
-    assert p.returncode == 0 and (tmp_path / "k.so").is_file()
-    assert p.stderr.startswith("compiled src/k.ea -> k.so (shared library, ")
-    assert '"library": "k.so",' in (tmp_path / "src/k.ea.json").read_text()
+    p = ea("src/k.ea", "--lib", "-o", "libk.so", cwd=tmp_path)  # -o names it as given
+    assert p.returncode == 0 and (tmp_path / "libk.so").is_file()
+    assert p.stderr.startswith("compiled src/k.ea -> libk.so (shared library, ")
+    assert '"library": "libk.so",' in (tmp_path / "src/k.ea.json").read_text()
 
 
 SPEC_JSON_SRC = """struct Pair { lo: f32, hi: f32 }
@@ -94,11 +94,10 @@ export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8
 }
 """
 
-# TOOLCHAIN.md §3, verbatim, except two deliberate differences (README, "Bindings"): the
-# default library name lib<stem>.so, and the extension field "min_lengths" (the arrays the
-# loops index by their variable up to a length parameter).
+# TOOLCHAIN.md §3, verbatim, except the extension field "min_lengths" (README, "Bindings":
+# the arrays the loops index by their variable up to a length parameter).
 SPEC_JSON = """{
-  "library": "libimg.so",
+  "library": "img.so",
   "exports": [
     {
       "name": "hist16",
@@ -139,7 +138,7 @@ export func hk(v: *restrict u8, out r: *mut u8 [cap: K+1]) -> u8 { return v[0] }
     p = ea("m.ea", "--lib", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     expected = """{
-  "library": "libm.so",
+  "library": "m.so",
   "exports": [
     {
       "name": "blur",

@@ -77,7 +77,7 @@ def lib(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("vnni")
     src = "".join(form_source(*f) for f in FORMS) + LOOP
     compile_ea(src, tmp, "--lib")
-    return ctypes.CDLL(str(tmp / "libk.so"))
+    return ctypes.CDLL(str(tmp / "k.so"))
 
 
 def reference(name: str, acc, a, b) -> np.ndarray:
