@@ -84,7 +84,7 @@ def exported_names(analysis: Analysis, module) -> list[str]:
     what its object file, and a library linked from it, export (an export of
     another architecture's `#[cfg]` is not there)."""
     defined = module.defined_functions()
-    return [f.name for f in analysis.desugared.items if isinstance(f, A.Func) and f.export and f.name in defined]
+    return [f.name for f in analysis.live_functions if f.export and f.name in defined]
 
 
 def header(analysis: Analysis, stem: str) -> str:
@@ -97,7 +97,11 @@ def metadata(analysis: Analysis, library: str, names: list[str] | None = None) -
     """The `.ea.json` metadata of an analysed file, naming its shared library;
     `names`: the exports it lists (`exported_names`: those the library defines)."""
     from .outputs.metadata import metadata_text
-    return metadata_text(library, analysis.desugared, names)
+    program = analysis.desugared
+    if names is not None:  # of a #[cfg] pair, the variant the library holds
+        program = A.Program([i for i in program.items if not isinstance(i, A.Func) or analysis.is_live(i)],
+                            program.span)
+    return metadata_text(library, program, names)
 
 
 def python_module_name(library: str | Path) -> str | None:

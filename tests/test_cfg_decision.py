@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types as lsp
 
 from ea_compiler import Options, analyze
-from ea_compiler.build import compile_functions, compile_source, header, metadata
+from ea_compiler.build import compile_functions, compile_source, exported_names, header, metadata
 from ea_compiler.inspect import inspect_module
 from ea_compiler.inspect.incremental import inspect_function
 from ea_compiler.syntax import ast as A
@@ -122,7 +122,7 @@ def test_only_the_decision_reads_cfg_while_the_stages_run(monkeypatch, triple):
     assert sorted(f.name for f in report.functions) == ["lanes", "twice", "width"]
     assert inspect_function(a, "width") is not None
     assert compile_functions(a, ["twice"])[1] == []
-    header(a, "k"), metadata(a, "libk.so"), metadata(a, "libk.so", live_only=True)
+    header(a, "k"), metadata(a, "k.so", exported_names(a, module))
     find_sites(a)
     everything = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=99, character=0))
     assert [i.name for i in visible_functions(a, everything)] == ["twice", "lanes", "width"]

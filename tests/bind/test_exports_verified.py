@@ -69,9 +69,9 @@ def test_library_message_and_metadata_list_what_the_library_exports(tmp_path):
     other = "g" if HOST == "f" else "f"
     with pytest.raises(AttributeError) as err:
         getattr(kernel, other)
-    assert str(err.value) == (f"'k.ea' has no exported function '{other}': '{other}' is exported only under "
-                              f"#[cfg({'x86_64' if other == 'g' else 'aarch64'})], and this build is for "
-                              f"{'aarch64' if other == 'g' else 'x86_64'}")
+    arch = "x86_64" if other == "g" else "aarch64"
+    assert str(err.value) == (f"'k.ea' has no exported function '{other}': '{other}' is compiled only for {arch} "
+                              f"(`#[cfg({arch})]`), and this target is {'aarch64' if other == 'g' else 'x86_64'}")
 
 
 def stale_bindings(tmp_path: Path, flag: str) -> Path:
