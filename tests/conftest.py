@@ -9,6 +9,19 @@ import hostcpu
 pytest_plugins = ["pytester"]  # tests/test_host_gate.py runs the watch in a pytest of its own
 
 
+# Tests that drive real clients (editors, the language server, the TUI) with timeouts: under
+# `pytest -n 2` they run one after another in one worker while the other runs the rest.
+_ONE_WORKER = ("editors", "lsp", "tui")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = item.path.parts
+        folder = parts[parts.index("tests") + 1] if "tests" in parts else ""
+        if folder in _ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group("clients"))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "needs_cpu(*features): the test runs code needing these x86 "
                                        "features; skipped on a CPU that lacks them (tests/hostcpu.py)")
