@@ -128,6 +128,8 @@ class _Decider:
                 raise NotSplittable(f"the loop variable '{s.name}' does not start at 0")
             self.top.names[s.name] = Var(value, True, top=True)
             return
+        if s.name == self.chain:
+            raise NotSplittable(f"a second loop over '{s.name}' from its start")
         if _is(s.value, self.chain) and self.granule:  # `for j in i..n`: j continues the chain
             self.top.names[self.chain].value = DEAD
             self.chain = s.name
