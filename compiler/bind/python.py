@@ -257,12 +257,12 @@ def _split(run, n, threads, granule, shared):
         return list(pool.map(run, starts, counts))
 
 
-def _max(partials):
+def _largest(partials):
     """Eä's max on floats returns the non-NaN operand."""
     return max((p for p in partials if p == p), default=partials[0])
 
 
-def _min(partials):
+def _smallest(partials):
     return min((p for p in partials if p == p), default=partials[0])
 '''
 
@@ -280,7 +280,9 @@ def _combine(e: Export) -> str:
         span = hi - lo + 1  # integer sums wrap as the kernel's own arithmetic does
         return f"sum(_partials) % {span}" if lo == 0 else f"(sum(_partials) + {-lo}) % {span} - {-lo}"
     fn = e.parallel.combine
-    return f"_{fn}(_partials)" if ret in ("f32", "f64") else f"{fn}(_partials)"
+    if ret in ("f32", "f64"):
+        return f"{'_largest' if fn == 'max' else '_smallest'}(_partials)"
+    return f"{fn}(_partials)"
 
 
 def _parallel(e: Export, structs: set[str]) -> list[str]:

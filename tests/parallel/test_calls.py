@@ -151,3 +151,14 @@ def test_explicit_length_is_split(kernels):
     x, y = np.ones(100003, np.float32), np.zeros(100003, np.float32)
     kernels["saxpy"].saxpy_parallel(x, y, 2.0, threads=3, n=50001)
     assert (y[:50001] == 2.0).all() and (y[50001:] == 0.0).all()
+
+
+def test_float_maximum_and_minimum_skip_nan_chunks(kernels):
+    """Eä's max/min return the non-NaN operand: a chunk of NaNs contributes nothing."""
+    x = np.random.default_rng(9).standard_normal(100003).astype(np.float32)
+    x[:40000] = np.nan
+    x[60000:60100] = np.nan
+    r, s = kernels["reductions"], kernels["split"]
+    for threads in THREADS:
+        assert r.max_f32_parallel(x, threads=threads) == r.max_f32(x) == np.nanmax(x)
+        assert s.minval_parallel(x, threads=threads) == s.minval(x) == np.nanmin(x)
