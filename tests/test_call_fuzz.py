@@ -2,7 +2,7 @@
 under tests/ (tests/fuzz_kernels/ is its own corpus: while, for, foreach and
 kernel loops, offsets, strides, nested loops, tables, two lengths, outputs,
 structs) and of the sources embedded in test modules (a seeded sample; all
-with EA_FUZZ_ALL=1) is called through `ea.load` with arrays of independent
+with EA_FUZZ_CALLS_ALL=1) is called through `ea.load` with arrays of independent
 random lengths ending at a guard page, explicit lengths too large for them,
 wrong dtypes, non-contiguous and read-only arrays, lists, 2-D arrays, bad
 scalars and bad `threads` (tests/fuzz_support/calls.py).
@@ -14,8 +14,9 @@ in a worker process that forks a child per function (tests/fuzz_support/
 worker.py), so a crash is counted, not fatal. Kernels load for this CPU
 (target "native", never `avx512`).
 
-EA_FUZZ_CALLS=20000 makes a longer run (default 3000 calls in all);
-EA_FUZZ_SEED changes the seed. The counts are printed at the end."""
+EA_FUZZ_CALLS=20000 makes a longer run (default 3000 calls in all),
+EA_FUZZ_CALLS_ALL=1 calls every embedded source, EA_FUZZ_CALLS_SEED=n
+changes the seed (and the sample). The counts are printed at the end."""
 from __future__ import annotations
 
 import json
@@ -30,12 +31,13 @@ from fuzz_support.corpus import EXCLUDED, collect
 
 from ea_compiler import Options, analyze
 from ea_compiler.bind.meta import parse_api
+from ea_compiler.bind.python import py
 from ea_compiler.outputs.metadata import metadata_text
 
 HERE = Path(__file__).resolve().parent
-SEED = int(os.environ.get("EA_FUZZ_SEED", "20250607"))
+SEED = int(os.environ.get("EA_FUZZ_CALLS_SEED", "20250607"))
 CALLS = int(os.environ.get("EA_FUZZ_CALLS", "3000"))
-SAMPLE = None if os.environ.get("EA_FUZZ_ALL") else 12  # embedded sources in a default run
+SAMPLE = None if os.environ.get("EA_FUZZ_CALLS_ALL") else 12  # embedded sources in a default run
 
 BOUNDS = "awaiting bounds analysis: an array the call may read or write past its end is not checked"
 DATA = "an index read from the data (bins[px[i] / 16]): no binding can check it"
@@ -109,8 +111,8 @@ def functions(source) -> list[str]:
     """The names `ea.load` gives the source's functions: exports and the parallel variants."""
     a = analyze(source.text.encode(), f"{source.stem}.ea", Options(target_cpu="haswell"))
     api = parse_api(metadata_text(f"lib{source.stem}.so", a.desugared, a.decisions), source.stem)
-    names = [e.name for e in api.exports] + [f"{e.name}_parallel" for e in api.exports if e.parallel]
-    return [n for n in names if f"{source.key}::{n.removesuffix('_parallel')}" not in EXCLUDED]
+    kept = [e for e in api.exports if f"{source.key}::{e.name}" not in EXCLUDED]
+    return [py(e.name) for e in kept] + [f"{e.name}_parallel" for e in kept if e.parallel]
 
 
 SOURCES = corpus()

@@ -191,9 +191,18 @@ class Body:
         if isinstance(base, Ptr):
             if isinstance(e.ty, T.Pointer):
                 raise NotSplittable("a pointer is read from an array of pointers")
-            return self.access(base, self.expr(e.index, scope), 1, False)
+            return self.access(base, self.index_value(e.index, scope), 1, False)
         self.same(self.expr(e.index, scope), "a lane index")
         return self.same(base, "a lane read")
+
+    def index_value(self, e, scope: Scope):
+        """An index's value. Below the loop variable in an unsigned type it wraps
+        where the chunk's position is 0 but the whole call's is not: refused."""
+        v = self.expr(e, scope)
+        if isinstance(v, Lin) and v.ci and T.is_int(e.ty) and getattr(e.ty, "is_unsigned", False) \
+                and (v.off is None or v.off < 0):
+            raise NotSplittable("an unsigned index below the loop variable (it wraps in a chunk)")
+        return v
 
     def access(self, ptr: Ptr, index, width: int, write: bool):
         """Record a read or write of `width` elements of the view `ptr` at `index`."""
@@ -228,7 +237,7 @@ class Body:
             return SAME  # a hint: no effect on any value
         if intr.params[:2] == ("ptr", "index"):
             ptr = self.pointer(e.args[0], scope, name)
-            index = self.expr(e.args[1], scope)
+            index = self.index_value(e.args[1], scope)
             write = name in _WRITES
             if not write and name not in _READS and not name.startswith("load_"):
                 raise NotSplittable(f"'{name}' takes a pointer")
@@ -386,7 +395,7 @@ class Body:
             if not isinstance(base, Ptr):
                 raise NotSplittable("an element of a local is assigned")
             self.same(self.expr(s.value, scope), "a stored value")
-            self.access(base, self.expr(root.index, scope), 1, True)
+            self.access(base, self.index_value(root.index, scope), 1, True)
         elif isinstance(root, A.Name) and root is not target:
             var = scope.lookup(root.name)
             if var is None or var.top or var.acc:

@@ -40,7 +40,7 @@ class Call:
 
 
 def make_call(export: Export, fn: str, structs: dict, rng: np.random.Generator) -> Call:
-    parallel = fn.endswith("_parallel") and fn != export.name
+    parallel = fn == f"{export.name}_parallel"
     kind = str(rng.choice(KINDS, p=WEIGHTS / WEIGHTS.sum()))
     if kind == "threads" and not parallel:
         kind = "valid"

@@ -34,6 +34,7 @@ def main(config_path: str) -> None:
     import ea
     from ea_compiler import analyze
     from ea_compiler.bind.meta import parse_api
+    from ea_compiler.bind.python import py
     from ea_compiler.outputs.metadata import metadata_text
 
     folder = Path(config["folder"])
@@ -42,15 +43,15 @@ def main(config_path: str) -> None:
         path = folder / f"{src['stem']}.ea"
         try:
             kernel = ea.load(path)  # target="native", avx512=False: nothing this CPU lacks
-        except ea.CompileError as err:
-            report["not_loaded"][src["key"]] = str(err).splitlines()[0]
+            a = analyze(path.read_bytes(), str(path))
+            api = parse_api(metadata_text(f"lib{src['stem']}.so", a.desugared, a.decisions), src["stem"])
+        except Exception as err:  # noqa: BLE001 - a source that does not load is reported, not fatal
+            report["not_loaded"][src["key"]] = f"{type(err).__name__}: {str(err).splitlines()[0]}"
             continue
-        a = analyze(path.read_bytes(), str(path))
-        api = parse_api(metadata_text(f"lib{src['stem']}.so", a.desugared, a.decisions), src["stem"])
         structs = {s.name: getattr(kernel, s.name) for s in api.structs if hasattr(kernel, s.name)}
-        exports = {e.name: e for e in api.exports}
+        exports = {py(e.name): e for e in api.exports} | {f"{e.name}_parallel": e for e in api.exports}
         for fn in kernel._names:
-            export = exports.get(fn) or exports[fn.removesuffix("_parallel")]
+            export = exports[fn]
             key = f"{src['key']}::{fn}"
             if export.name in src["skip"]:
                 continue

@@ -168,3 +168,14 @@ def test_malformed_field_is_a_bind_error(field, message):
     with pytest.raises(BindError) as info:
         parse_api(text, "k")
     assert str(info.value) == message
+
+
+def test_unsigned_index_below_the_loop_variable():
+    """x[i - 1] with i a u32: at a chunk's position 0 it wraps to 2^32 - 1, where the
+    whole call computes start - 1."""
+    for index, why in (("i - 1", "an unsigned index below the loop variable (it wraps in a chunk)"), ("i + 1", "")):
+        src = (f"export func f(x: *f32, y: *mut f32, n: u32) {{\n    let mut i: u32 = 0\n"
+               f"    while i < n {{ y[i] = x[{index}]\n i = i + 1 }}\n}}\n")
+        a = analyze(src.encode(), "f.ea", X86)
+        assert not a.errors, [d.message for d in a.errors]
+        assert decide(a.desugared.items[0], a.desugared, a.decisions)[1] == why
