@@ -8,7 +8,8 @@ wrong dtypes, non-contiguous and read-only arrays, lists, 2-D arrays, bad
 scalars and bad `threads` (tests/fuzz_support/calls.py).
 
 Every call must return, or raise a TypeError or ValueError naming a
-parameter; a signal (an access past an array's end faults on its guard
+parameter, and a parallel variant's call that returns must give what the
+export gives on copies of the same arguments; a signal (an access past an array's end faults on its guard
 page) or any other exception is a failure of that function. The calls run
 in a worker process that forks a child per function (tests/fuzz_support/
 worker.py), so a crash is counted, not fatal. Kernels load for this CPU
@@ -153,7 +154,7 @@ def test_calls_return_or_name_the_argument(report, key):
     found = report["functions"].get(key)
     assert found is not None, f"{key} was not called (the loaded kernel has no such function)"
     faults = [f"{f.get('signal', 'hang')}: {f['call']}" for f in found["signals"] + found["hangs"]]
-    unclear = [f"{u['error']}  <- {u['call']}" for u in found["unclear"]]
+    unclear = [f"{u['error']}  <- {u['call']}" for u in found["unclear"] + found["differs"]]
     assert not faults and not unclear, "\n".join(faults + unclear)
     assert found["calls"] == report["per_function"]
 
@@ -161,9 +162,10 @@ def test_calls_return_or_name_the_argument(report, key):
 def test_counts(report, capsys):
     rows = report["functions"].values()
     total = {k: sum(r[k] if isinstance(r[k], int) else len(r[k]) for r in rows)
-             for k in ("calls", "returned", "clean", "unclear", "signals", "hangs")}
+             for k in ("calls", "returned", "clean", "unclear", "differs", "signals", "hangs")}
     with capsys.disabled():
         print(f"\ncall fuzzer (seed {SEED}): {len(report['functions'])} functions, {total['calls']} calls: "
               f"{total['returned']} returned, {total['clean']} clean errors, {total['unclear']} unclear errors, "
+              f"{total['differs']} parallel calls unlike the export, "
               f"{total['signals']} signals, {total['hangs']} hangs")
     assert total["calls"] > 0 and total["returned"] > 0 and total["clean"] > 0

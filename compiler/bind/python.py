@@ -272,8 +272,10 @@ def _smallest(partials):
 def _combine(e: Export) -> str:
     """The result from the chunks' `_partials`, as the whole call would return it."""
     outs = e.outputs
+    if outs:  # as the export: its outputs, the scalar result dropped (§4.1)
+        return ", ".join(py(a.name) for a in outs)
     if e.parallel.combine == "none":
-        return ", ".join(py(a.name) for a in outs) if outs else "None"
+        return "None"
     ret = e.ret
     if e.parallel.combine == "sum":
         if ret in ("f32", "f64"):

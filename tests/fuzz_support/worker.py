@@ -6,12 +6,16 @@ forks a child that makes that function's calls one after another. The child
 writes a line before each call and one after, to a pipe; when it dies of a
 signal, the call it had started is the one that crashed, and a new child
 goes on from the next call. A child silent for HANG_S seconds is killed (a
-hang). The report (JSON, per function: calls, returns, clean errors, calls
-with an unclear error, signals, hangs, with the calls' descriptions) goes
+hang). A parallel variant's call that returns is made again with the
+export itself on copies of the arguments: results and arrays must be equal
+(a float sum to a tolerance). The report (JSON, per function: calls,
+returns, clean errors, calls with an unclear error, parallel calls that
+differ from the export, signals, hangs, with the calls' descriptions) goes
 to the configuration's "report" path."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import select
@@ -22,6 +26,8 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+
+from ea_compiler.tune.guard import guarded
 
 from .calls import make_call  # imported here, once, not in every child
 
@@ -63,7 +69,7 @@ def main(config_path: str) -> None:
 
 
 def fuzz(kernel, fn: str, export, structs: dict, calls: int, seed: list) -> dict:
-    result = {"calls": 0, "returned": 0, "clean": 0, "unclear": [], "signals": [], "hangs": []}
+    result = {"calls": 0, "returned": 0, "clean": 0, "unclear": [], "differs": [], "signals": [], "hangs": []}
     start = 0
     while start < calls:
         read_fd, write_fd = os.pipe()
@@ -126,32 +132,73 @@ def _follow(fd: int, result: dict) -> tuple[tuple[int, str] | None, bool]:
             elif event["outcome"] == "clean":
                 result["clean"] += 1
             else:
-                result["unclear"].append({"call": event["call"], "error": event["detail"]})
+                result[event["outcome"]].append({"call": event["call"], "error": event["detail"]})
 
 
 def _child(kernel, fn, export, structs, indices, seed, out) -> None:
+    from ea_compiler.bind.python import py
     names = [a.name for a in export.visible] + [a.name for a in export.args if a.collapsed_from] + ["threads"]
+    whole = getattr(kernel, py(export.name)) if fn != py(export.name) else None  # what a parallel variant must equal
     for i in indices:
         call = make_call(export, fn, structs, np.random.default_rng([*seed, i]))
         text = call.describe()
         out.write(json.dumps({"start": i, "call": text}) + "\n")
-        outcome, detail = _run(getattr(kernel, fn), call, names)
+        reference = _copies(call) if whole is not None else None
+        outcome, detail, result = _run(getattr(kernel, fn), call, names)
+        if outcome == "returned" and reference is not None:
+            detail = _differs(whole, reference, call, result, export.parallel.combine)
+            outcome = "differs" if detail else outcome
         out.write(json.dumps({"done": i, "call": text, "outcome": outcome, "detail": detail}) + "\n")
     out.close()
 
 
-def _run(function, call, names: list[str]) -> tuple[str, str]:
+def _run(function, call, names: list[str]) -> tuple[str, str, object]:
     """"returned", "clean" (a TypeError or ValueError naming a parameter) or "unclear"."""
     try:
-        function(*call.args, **call.kwargs)
-        return "returned", ""
+        return "returned", "", function(*call.args, **call.kwargs)
     except (TypeError, ValueError) as err:
         message = str(err)
         if any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message) for n in names):
-            return "clean", ""
-        return "unclear", f"{type(err).__name__}: {message}"
+            return "clean", "", None
+        return "unclear", f"{type(err).__name__}: {message}", None
     except Exception as err:  # noqa: BLE001 - any other exception is what the fuzzer reports
-        return "unclear", f"{type(err).__name__}: {err}"
+        return "unclear", f"{type(err).__name__}: {err}", None
+
+
+def _copies(call):
+    """The call's arguments for the export itself (guarded copies of the arrays,
+    no `threads`), or None when an argument is not a plain 1-D array."""
+    if any(isinstance(a, np.ndarray) and not (a.ndim == 1 and a.flags.c_contiguous) for a in call.args):
+        return None
+    args = [guarded(a.copy()) if isinstance(a, np.ndarray) else a for a in call.args]
+    return args, {k: v for k, v in call.kwargs.items() if k != "threads"}
+
+
+def _differs(whole, reference, call, got, combine: str) -> str:
+    """How a parallel variant's call differs from the export's on the same arguments ("" if not)."""
+    args, kwargs = reference
+    try:
+        want = whole(*args, **kwargs)
+    except Exception as err:  # noqa: BLE001
+        return f"the export raised {type(err).__name__}: {err}"
+    if not _equal(got, want, combine):
+        return f"returned {got!r}, the export {want!r}"
+    for k, (a, b) in enumerate(zip(call.args, args)):
+        if isinstance(a, np.ndarray) and a.tobytes() != b.tobytes():
+            return f"argument {k + 1} differs from the export's"
+    return ""
+
+
+def _equal(got, want, combine: str) -> bool:
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(_equal(g, w, combine) for g, w in zip(got, want))
+    if isinstance(want, np.ndarray):
+        return isinstance(got, np.ndarray) and got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    if type(got) is not type(want):
+        return False
+    if combine == "sum" and isinstance(want, float):  # chunks add their sums in another order
+        return math.isclose(got, want, rel_tol=1e-3, abs_tol=1.0)
+    return got == want or (got != got and want != want)
 
 
 if __name__ == "__main__":

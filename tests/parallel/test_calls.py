@@ -51,6 +51,7 @@ CASES = [
                                      np.zeros(n, np.float64)), "exact"),
     ("split", "scale_inplace", lambda r, n: (f32(r, n), 1.5), "exact"),
     ("split", "swap_ab", lambda r, n: (records(r, n, P4),), "exact"),
+    ("split", "scaled_sum", lambda r, n: (f32(r, n), 0.5), "exact"),  # returns its output y
     ("saxpy", "saxpy", lambda r, n: (f32(r, n), f32(r, n), 0.75), "exact"),
     ("fma", "fma_kernel", lambda r, n: (f32(r, n), f32(r, n), f32(r, n), np.zeros(n, np.float32)), "exact"),
     ("clip_mask", "clip", lambda r, n: (f32(r, n), np.zeros(n, np.float32), 0.3), "exact"),
@@ -97,7 +98,9 @@ def test_parallel_equals_the_export(kernels, stem, name, make, kind, n):
         split = copies(args)
         got = getattr(k, f"{name}_parallel")(*split, threads=threads)
         assert type(got) is type(want), (threads, got, want)
-        if kind == "sum":
+        if isinstance(want, np.ndarray):
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), threads
+        elif kind == "sum":
             scale = float(np.abs(args[0].astype(np.float64)).sum()) + 1.0
             assert abs(got - want) <= 1e-5 * scale, (threads, got, want)
         else:

@@ -46,6 +46,7 @@ SPLIT = {
     "widen": plan("n", 1, "none", "a", "b", "out"),
     "scale_inplace": plan("n", 8, "none", "x"),
     "swap_ab": plan("n", 2, "none", "ps"),
+    "scaled_sum": plan("n", 1, "sum", "x", "y"),
 }
 
 REFUSED = {
