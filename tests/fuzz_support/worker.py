@@ -191,7 +191,8 @@ def _differs(whole, reference, call, got, combine: str) -> str:
 
 def _equal(got, want, combine: str) -> bool:
     if isinstance(want, tuple):
-        return isinstance(got, tuple) and len(got) == len(want) and all(_equal(g, w, combine) for g, w in zip(got, want))
+        return (isinstance(got, tuple) and len(got) == len(want)
+                and all(_equal(g, w, combine) for g, w in zip(got, want)))
     if isinstance(want, np.ndarray):
         return isinstance(got, np.ndarray) and got.dtype == want.dtype and got.tobytes() == want.tobytes()
     if type(got) is not type(want):
