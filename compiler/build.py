@@ -101,7 +101,7 @@ def metadata(analysis: Analysis, library: str, names: list[str] | None = None) -
     if names is not None:  # of a #[cfg] pair, the variant the library holds
         program = A.Program([i for i in program.items if not isinstance(i, A.Func) or analysis.is_live(i)],
                             program.span)
-    return metadata_text(library, program, names)
+    return metadata_text(library, program, analysis.decisions, names)
 
 
 def python_module_name(library: str | Path) -> str | None:

@@ -12,7 +12,8 @@ INT_RANGES = {t: ((-(1 << (int(t[1:]) - 1)), (1 << (int(t[1:]) - 1)) - 1) if t[0
               for t in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")}
 
 # Generated runtime (needs `import operator as _op`): any integer Python
-# accepts as an index (int, NumPy and torch integers), never a bool.
+# accepts as an index (int, NumPy and torch integers), never a bool; any
+# number `float()` converts, never a string.
 INT_CHECK = '''
 
 def _int(v, name, lo, hi):
@@ -25,6 +26,17 @@ def _int(v, name, lo, hi):
     if not lo <= v <= hi:
         raise ValueError(f"{name}: {v} does not fit in [{lo}, {hi}]")
     return v
+
+
+def _float(v, name):
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"{name}: expected a float, got {type(v).__name__}")
+    try:
+        return float(v)
+    except TypeError:
+        raise TypeError(f"{name}: expected a float, got {type(v).__name__}") from None
+    except OverflowError:
+        raise ValueError(f"{name}: {v} is too large for a float") from None
 '''
 
 

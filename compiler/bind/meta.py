@@ -53,6 +53,18 @@ class Arg:
         return self.collapsed_from is None and not self.auto_out
 
 
+@dataclass(frozen=True)
+class Parallel:
+    """Extension: how the compiler proved the export may be split into chunks
+    (`ea_compiler.outputs.parallel`): over `length`, at multiples of
+    `granule`, offsetting the arrays in `split`, combining results by
+    `combine` ("none", "sum", "max" or "min")."""
+    length: str
+    granule: int
+    combine: str
+    split: tuple[str, ...]
+
+
 @dataclass
 class Export:
     name: str
@@ -60,6 +72,7 @@ class Export:
     ret: str | None
     # extension: pointer -> the length parameter it provably has at least as many elements as
     min_lengths: dict[str, str] = field(default_factory=dict)
+    parallel: Parallel | None = None  # extension: the export may be split
 
     @property
     def visible(self) -> list[Arg]:
@@ -128,10 +141,35 @@ def parse_api(text: str, stem: str) -> Api:
         if not (isinstance(extents, dict) and all(isinstance(v, str) for v in extents.values())):
             raise BindError('"min_lengths" must map argument names to length argument names')
         collapse(args, extents)
-        exports.append(Export(e["name"], args, e.get("return_type"), extents))
+        exports.append(Export(e["name"], args, e.get("return_type"), extents,
+                              _parallel(e.get("parallel"), args, e.get("return_type"))))
     structs = [Struct(s["name"], [(f["name"], f["type"]) for f in s.get("fields", [])])
                for s in data.get("structs", [])]
     return Api(stem, data.get("library", f"{stem}.so"), exports, structs)
+
+
+def _parallel(data, args: list[Arg], ret: str | None) -> Parallel | None:
+    """The `"parallel"` field, checked against the export's arguments."""
+    if data is None:
+        return None
+    by_name = {a.name: a for a in args}
+    try:
+        plan = Parallel(data["length"], data["granule"], data["combine"], tuple(data["split"]))
+    except (KeyError, TypeError):
+        raise BindError('"parallel" must have "length", "granule", "combine" and "split"') from None
+    length = by_name.get(plan.length)
+    if length is None or length.type not in LENGTH_TYPES:
+        raise BindError(f'"parallel": length \'{plan.length}\' is not an integer argument')
+    if not (isinstance(plan.granule, int) and not isinstance(plan.granule, bool) and plan.granule > 0):
+        raise BindError('"parallel": granule must be a positive integer')
+    if plan.combine not in ("none", "sum", "max", "min") or (plan.combine == "none") != (ret is None):
+        raise BindError(f'"parallel": combine \'{plan.combine}\' does not fit return type {ret}')
+    if ret is not None and ret not in SCALARS[:-1]:
+        raise BindError(f'"parallel": cannot combine results of type {ret}')
+    for name in plan.split:
+        if not (name in by_name and by_name[name].is_pointer):
+            raise BindError(f'"parallel": split \'{name}\' is not a pointer argument')
+    return plan
 
 
 def read_api(source: str) -> Api:

@@ -17,7 +17,6 @@ from .plan import cap_constants, cap_expr, prologue_lines
 
 LANGUAGE = "Python"
 
-PARALLEL_RETURNS = frozenset({None, "f32", "f64", "i32", "i64", "u32", "u64"})
 _RESERVED = frozenset({"int", "float", "bool", "sum", "threads"})  # names the generated code uses
 
 _RUNTIME = '''
@@ -91,6 +90,8 @@ def module_text(api: Api, source: str | None = None, lib_expr: str | None = None
         out.append(f"{name} = {value!r}  # constant used by a cap expression")
     for e in api.exports:
         out += ["", *_export(e, structs)]
+    if parallel:
+        out.append(_PARALLEL_RUNTIME.rstrip("\n"))
     for e in parallel:
         out += ["", *_parallel(e, structs)]
     return "\n".join(out) + "\n"
@@ -160,6 +161,8 @@ def _checks(e: Export, structs: set[str]) -> list[str]:
         elif not a.is_pointer and a.visible and a.type in INT_RANGES:
             lo, hi = INT_RANGES[a.type]
             lines.append(f"    {py(a.name)} = _int({py(a.name)}, {a.name!r}, {lo}, {hi})")
+        elif not a.is_pointer and a.visible and a.type in ("f32", "f64"):
+            lines.append(f"    {py(a.name)} = _float({py(a.name)}, {a.name!r})")
 
     def length(a: Arg, src: Arg) -> list[str]:
         lo, hi = INT_RANGES[a.type]
@@ -219,41 +222,99 @@ def _export(e: Export, structs: set[str]) -> list[str]:
 
 
 def _parallel_ok(e: Export) -> bool:
-    """§4.2, except for a kernel with an array its loop variable does not
-    index (a table): chunking would offset that array too."""
-    collapsed = [a for a in e.args if a.collapsed_from is not None]
-    pointers = [a.name for a in e.args if a.is_pointer]
-    if not pointers or len(collapsed) != 1 or e.outputs or e.ret not in PARALLEL_RETURNS:
-        return False
-    return not e.min_lengths or all(e.min_lengths.get(p) == collapsed[0].name for p in pointers)
+    """The compiler proved the export splittable (metadata `"parallel"`)."""
+    return e.parallel is not None
+
+
+_PARALLEL_RUNTIME = '''
+
+def _thread_count(threads):
+    if threads is None:
+        return _os.cpu_count() or 1
+    return _int(threads, "threads", 1, 1 << 16)
+
+
+def _at(a, start):
+    """The address of element `start` of the array `a`."""
+    return a.ctypes.data + start * a.itemsize
+
+
+def _split(run, n, threads, granule, shared):
+    """`run(start, count)` over [0, n) in contiguous chunks, one per thread,
+    starting at multiples of `granule`; one chunk when there is too little
+    work or a written array shares memory with another array argument."""
+    parts = min(threads, n // granule)
+    if parts <= 1 or shared():
+        return [run(0, n)]
+    chunk = n // parts // granule * granule
+    starts = [k * chunk for k in range(parts)]
+    counts = [chunk] * (parts - 1) + [n - starts[-1]]
+    with _TPE(max_workers=parts) as pool:
+        return list(pool.map(run, starts, counts))
+
+
+def _largest(partials):
+    """Eä's max on floats returns the non-NaN operand."""
+    return max((p for p in partials if p == p), default=partials[0])
+
+
+def _smallest(partials):
+    return min((p for p in partials if p == p), default=partials[0])
+'''
+
+
+def _combine(e: Export) -> str:
+    """The result from the chunks' `_partials`, as the whole call would return it."""
+    outs = e.outputs
+    if outs:  # as the export: its outputs, the scalar result dropped (§4.1)
+        return ", ".join(py(a.name) for a in outs)
+    if e.parallel.combine == "none":
+        return "None"
+    ret = e.ret
+    if e.parallel.combine == "sum":
+        if ret in ("f32", "f64"):
+            return "_ct.c_float(sum(_partials)).value" if ret == "f32" else "float(sum(_partials))"
+        lo, hi = INT_RANGES[ret]
+        span = hi - lo + 1  # integer sums wrap as the kernel's own arithmetic does
+        return f"sum(_partials) % {span}" if lo == 0 else f"(sum(_partials) + {-lo}) % {span} - {-lo}"
+    fn = e.parallel.combine
+    if ret in ("f32", "f64"):
+        return f"{'_largest' if fn == 'max' else '_smallest'}(_partials)"
+    return f"{fn}(_partials)"
 
 
 def _parallel(e: Export, structs: set[str]) -> list[str]:
-    """§4.2 parallel variant: split [0, n) into one chunk per thread."""
-    length = next(a for a in e.args if a.collapsed_from is not None)
+    """The chunked variant the compiler proved equal to the export (`"parallel"`):
+    each array in `split` advances by the chunk's start in its own elements."""
+    plan = e.parallel
+    by_name = {a.name: a for a in e.args}
+    length = by_name[plan.length]
+    outs = e.outputs
+    ret_ann = ("_np.ndarray" if len(outs) == 1 else "tuple[_np.ndarray, ...]") if outs else \
+        ("None" if e.ret is None else _annotation(Arg("_", e.ret)))
     params = _params(e, ["threads: _Optional[int] = None"])
-    lines = [f"def {e.name}_parallel({params}):",
-             f'    """{e.name} split across threads (each thread runs one contiguous chunk)."""']
+    how = {"none": "", "sum": " (partial sums added)", "max": " (the largest of the chunks' maxima)",
+           "min": " (the smallest of the chunks' minima)"}[plan.combine]
+    lines = [f"def {e.name}_parallel({params}) -> {ret_ann}:",
+             f'    """{e.name} on `threads` threads (default: one per CPU), each running a contiguous chunk of',
+             f"    [0, {length.name}){how}. One chunk when {length.name} is small or an array the kernel",
+             '    writes shares memory with another array argument."""']
     lines += _checks(e, structs)
-    call_seq = ", ".join([py(a.name) for a in e.visible] + [f"{py(a.name)}={py(a.name)}" for a in _lengths(e)])
-    lines += [f"    _n = {py(length.name)}", "    _threads = threads or _os.cpu_count() or 1",
-              "    if _threads == 1 or _n < _threads:",
-              f"        return {py(e.name)}({call_seq})",
-              "    _chunk = _n // _threads", "",
-              "    def _run(k):", "        start = k * _chunk",
-              "        count = _n - start if k == _threads - 1 else _chunk"]
     args = []
     for a in e.args:
-        if a.is_pointer:  # each pointer advances by its own element size
-            size = f"_ct.sizeof({_ctype(a.pointee, structs)})"
-            args.append(f"{py(a.name)}.ctypes.data + start * {size}")
+        if a.name in plan.split:
+            args.append(f"_at({py(a.name)}, _start)")
         elif a is length:
-            args.append(f"{CTYPES[a.type]}(count)")
+            args.append(f"{CTYPES[a.type]}(_count)")
+        elif a.is_pointer:
+            args.append(f"_ptr({py(a.name)})")
         else:
             args.append(_call_args(Export(e.name, [a], None), structs)[0])
-    lines.append(f"        return {_lib_fn(e.name)}({', '.join(args)})")
-    lines += ["", "    with _TPE(max_workers=_threads) as pool:",
-              "        partials = list(pool.map(_run, range(_threads)))"]
-    if e.ret:
-        lines.append(f"    return {_annotation(Arg('_', e.ret))}(sum(partials))")
+    arrays = [a for a in e.args if a.is_pointer and not a.auto_out]
+    pairs = sorted({tuple(sorted((w.name, o.name))) for w in arrays if w.mutable for o in arrays if o is not w})
+    shared = " or ".join(f"_np.may_share_memory({py(x)}, {py(y)})" for x, y in pairs) or "False"
+    lines += ["", "    def _run(_start, _count):", f"        return {_lib_fn(e.name)}({', '.join(args)})", "",
+              f"    _partials = _split(_run, {py(length.name)}, _thread_count(threads), {plan.granule},",
+              f"                       lambda: {shared})",
+              f"    return {_combine(e)}"]
     return lines

@@ -137,7 +137,10 @@ def test_n_comes_from_the_indexed_array_not_the_table(forces):
     forces.shade(src, dst, lut, 2.0)  # n = dst.size (100), not lut.size (1)
     np.testing.assert_array_equal(dst[:96], src[:96] * 2 + 1)
     np.testing.assert_array_equal(dst[96:], src[96:] * 2 + 1)
-    assert not hasattr(forces, "shade_parallel")  # chunking would offset lut too
+    split = np.zeros(100, np.float32)
+    forces.shade_parallel(src, split, lut, 2.0, threads=3)  # lut is a table: every chunk reads lut[0]
+    np.testing.assert_array_equal(split, dst)
+    assert not hasattr(forces, "compute_forces_parallel")  # each i reads px[j] for every j < n
 
 
 def test_collapsed_length_by_keyword(forces):

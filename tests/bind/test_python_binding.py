@@ -327,6 +327,17 @@ def _int(v, name, lo, hi):
     return v
 
 
+def _float(v, name):
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"{name}: expected a float, got {type(v).__name__}")
+    try:
+        return float(v)
+    except TypeError:
+        raise TypeError(f"{name}: expected a float, got {type(v).__name__}") from None
+    except OverflowError:
+        raise ValueError(f"{name}: {v} is too large for a float") from None
+
+
 
 def _load_library(env, candidates, build):
     """The kernel library: $<env> when set, else the first candidate that exists."""

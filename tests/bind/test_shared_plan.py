@@ -72,8 +72,9 @@ def test_min_lengths_of_a_long_operator_chain():
     src = f"export func f(x: *f32, y: *mut f32, n: i32) {{\n    for i in 0..n {{\n        y[i] = {chain}\n    }}\n}}\n"
     result = analyze(src.encode(), "deep.ea")
     assert not result.diagnostics
-    export = json.loads(metadata_text("libdeep.so", result.desugared))["exports"][0]
+    export = json.loads(metadata_text("libdeep.so", result.desugared, result.decisions))["exports"][0]
     assert export["min_lengths"] == {"x": "n", "y": "n"}
+    assert export["parallel"] == {"length": "n", "granule": 1, "combine": "none", "split": ["x", "y"]}
 
 
 def _node_types(annotation: str) -> bool:

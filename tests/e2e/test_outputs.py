@@ -94,8 +94,9 @@ export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8
 }
 """
 
-# TOOLCHAIN.md §3, verbatim, except the extension field "min_lengths" (README, "Bindings":
-# the arrays the loops index by their variable up to a length parameter).
+# TOOLCHAIN.md §3, verbatim, except the extension fields "min_lengths" (README, "Bindings":
+# the arrays the loops index by their variable up to a length parameter) and "parallel" (how an
+# export may be split into chunks; hist16 writes bins at data-dependent indices, so it may not).
 SPEC_JSON = """{
   "library": "img.so",
   "exports": [
@@ -109,7 +110,8 @@ SPEC_JSON = """{
       "name": "gain",
       "args": [{"name": "src", "type": "*restrict f32", "direction": "in", "cap": null, "count": null}, {"name": "dst", "type": "*mut f32", "direction": "in", "cap": null, "count": null}, {"name": "g", "type": "f32", "direction": "in", "cap": null, "count": null}, {"name": "n", "type": "i32", "direction": "in", "cap": null, "count": null}],
       "return_type": null,
-      "min_lengths": {"src": "n", "dst": "n"}
+      "min_lengths": {"src": "n", "dst": "n"},
+      "parallel": {"length": "n", "granule": 8, "combine": "none", "split": ["src", "dst"]}
     }
   ],
   "structs": [
