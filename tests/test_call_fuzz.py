@@ -28,12 +28,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz_support.corpus import EXCLUDED, collect
+from fuzz_support.corpus import EXCLUDED, collect, live_exports
 
 from ea_compiler import Options, analyze
 from ea_compiler.bind.meta import parse_api
 from ea_compiler.bind.python import py
-from ea_compiler.outputs.metadata import metadata_text
+from ea_compiler.build import metadata
 
 HERE = Path(__file__).resolve().parent
 SEED = int(os.environ.get("EA_FUZZ_CALLS_SEED", "20250607"))
@@ -111,7 +111,7 @@ def corpus():
 def functions(source) -> list[str]:
     """The names `ea.load` gives the source's functions: exports and the parallel variants."""
     a = analyze(source.text.encode(), f"{source.stem}.ea", Options(target_cpu="haswell"))
-    api = parse_api(metadata_text(f"lib{source.stem}.so", a.desugared, a.decisions), source.stem)
+    api = parse_api(metadata(a, f"{source.stem}.so", live_exports(a)), source.stem)
     kept = [e for e in api.exports if f"{source.key}::{e.name}" not in EXCLUDED]
     return [py(e.name) for e in kept] + [f"{e.name}_parallel" for e in kept if e.parallel]
 

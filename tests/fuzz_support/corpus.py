@@ -55,3 +55,8 @@ def _source(key: str, text: str) -> Source | None:
         return None
     stem = "".join(c if c.isalnum() else "_" for c in key.removesuffix(".ea")).lower()
     return Source(key, stem, text, exports)
+
+
+def live_exports(analysis) -> list[str]:
+    """The exports compiled for the analysis' target: what `ea.load` offers (a `#[cfg]` pair gives one)."""
+    return [f.name for f in analysis.live_functions if f.export]

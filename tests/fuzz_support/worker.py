@@ -1,4 +1,4 @@
-"""The call fuzzer's worker: `python -m tests.fuzz_support.worker CONFIG.json`.
+"""The call fuzzer's worker: `python -m fuzz_support.worker CONFIG.json`.
 
 Loads every source of the configuration with `ea.load` (default target:
 this CPU, never `avx512`), then for every function of every loaded kernel
@@ -41,7 +41,9 @@ def main(config_path: str) -> None:
     from ea_compiler import analyze
     from ea_compiler.bind.meta import parse_api
     from ea_compiler.bind.python import py
-    from ea_compiler.outputs.metadata import metadata_text
+    from ea_compiler.build import metadata
+
+    from .corpus import live_exports
 
     folder = Path(config["folder"])
     report: dict = {"functions": {}, "not_loaded": {}}
@@ -50,7 +52,7 @@ def main(config_path: str) -> None:
         try:
             kernel = ea.load(path)  # target="native", avx512=False: nothing this CPU lacks
             a = analyze(path.read_bytes(), str(path))
-            api = parse_api(metadata_text(f"lib{src['stem']}.so", a.desugared, a.decisions), src["stem"])
+            api = parse_api(metadata(a, f"{src['stem']}.so", live_exports(a)), src["stem"])
         except Exception as err:  # noqa: BLE001 - a source that does not load is reported, not fatal
             report["not_loaded"][src["key"]] = f"{type(err).__name__}: {str(err).splitlines()[0]}"
             continue
