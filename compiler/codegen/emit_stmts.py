@@ -8,6 +8,7 @@ from llvmlite.ir.values import MDValue
 from ..syntax import ast as A
 from ..typesys import model as T
 from .names import local_name
+from .ntloop import emit_versioned, version_groups
 
 
 class StmtEmitter:
@@ -64,9 +65,17 @@ class StmtEmitter:
             self.builder.branch(target)
 
     def _while(self, s: A.While, unroll: int | None = None) -> None:
+        groups = version_groups(self, s)
+        if groups:  # a kernel's main loop with streaming stores: one copy per alignment (ntloop.py)
+            emit_versioned(self, s, groups, lambda end: self._while_copy(s, unroll, end))
+            return
+        end_bb = self.fn.append_basic_block("while.end")
+        self._while_copy(s, unroll, end_bb)
+        self.builder.position_at_end(end_bb)
+
+    def _while_copy(self, s: A.While, unroll: int | None, end_bb: ir.Block) -> None:
         cond_bb = self.fn.append_basic_block("while.cond")
         body_bb = self.fn.append_basic_block("while.body")
-        end_bb = self.fn.append_basic_block("while.end")
         self.builder.branch(cond_bb)
         self.builder.position_at_end(cond_bb)
         self.at(s.cond.span)
@@ -74,7 +83,6 @@ class StmtEmitter:
         self.builder.position_at_end(body_bb)
         self.block(s.body)
         self._latch(cond_bb, unroll, self._kernel_loop_md(s))
-        self.builder.position_at_end(end_bb)
 
     def _kernel_loop_md(self, s: A.While) -> ir.Value | None:
         """Loop metadata for the loops a kernel desugars to (LANGUAGE.md §7).

@@ -1,0 +1,204 @@
+"""A kernel's main loop, versioned by the alignment of its streaming stores.
+
+`stream_store(out, i + c, v)` in a kernel whose index advances by whole
+vectors (step x element size a multiple of the vector size) stores at one
+misalignment for the whole loop: out + c elements, mod the vector size. So
+the misalignment is computed once, before the loop, and the loop is emitted
+once per misalignment class (compiler/codegen/lower/ntplan.py), each copy
+with the stores of its class fixed: the aligned copy has full-width
+non-temporal stores, the others the non-temporal pieces of theirs, the last
+a plain store. Stores to the same output at indices that differ by a
+constant share one test; each other output multiplies the copies, up to
+ntplan.MAX_VERSIONS; stores past that (and any whose index is not affine in
+the loop variable with parameters only, or that sit in an inner loop) test
+their address at the store (lower/ntstore.py `dispatch`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from llvmlite import ir
+
+from ..check.affine import AffineEnv, symbol
+from ..intrinsics import entry
+from ..runtime_paths import RuntimePath
+from ..syntax import ast as A
+from ..typesys import model as T
+from .lower.ntplan import MAX_VERSIONS, classes, pieces, rule
+from .lower.ntstore import describe, misalignment
+
+OTHER = "other"  # the class of addresses no piece fits: plain stores
+
+
+@dataclass
+class Group:
+    """Stores to one output whose addresses differ by constants."""
+    ptr: str
+    size: int  # vector bytes
+    elem_bytes: int
+    coef: int  # of the loop variable in the index
+    terms: tuple  # the index's invariant terms ((param, coefficient), ...)
+    first: A.Call
+    first_const: int
+    sites: list[tuple[A.Call, int]] = field(default_factory=list)  # (call, bytes past `first`'s address)
+
+    def classes(self) -> list[tuple[int, ...] | str]:
+        """The misalignments that give every store of the group the same pieces,
+        together (for 32-byte stores 4 and 20 are both 4+8+16+4 bytes at their
+        own offsets), then OTHER: one version of the loop each."""
+        step = rule(self.size).min_align
+        same: dict[tuple, list[int]] = {}
+        for m in classes(self.size):
+            at = [(m + delta) % self.size for _, delta in self.sites]
+            same.setdefault(tuple(tuple(pieces(a, self.size)) if a % step == 0 else None for a in at), []).append(m)
+        return [tuple(ms) for ms in same.values()] + [OTHER]
+
+
+def version_groups(em, loop: A.While) -> list[Group]:
+    """The groups of a kernel main loop's vector stream_stores whose
+    misalignment is fixed for the loop, as many as MAX_VERSIONS allows."""
+    kernel = em.func.origin
+    if em.options.is_arm or kernel is None or not (loop.synthetic and loop.span == kernel.body.span):
+        return []
+    params = {p.name for p in em.func.params}
+    env = AffineEnv(kernel.var, params, em.module_emitter.const_values, lambda span: f"\0{span.start}")
+    found: list[tuple[A.Call, object]] = []
+    _scan(loop.body.stmts, env, em.module_emitter.decisions, found)
+    groups: dict[tuple, Group] = {}
+    for call, form in found:
+        ptr, vt = A.unparen(call.args[0]).name, call.args[2].ty
+        size, elem = vt.bits // 8, call.args[0].ty.pointee.bits // 8
+        if size not in (16, 32, 64) or (form.coef * kernel.step * elem) % size:
+            continue
+        key = (ptr, size, form.coef, form.invariant)
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = Group(ptr, size, elem, form.coef, form.invariant, call, form.const)
+        g.sites.append((call, (form.const - g.first_const) * elem))
+    chosen, versions = [], 1
+    for g in groups.values():
+        if versions * len(g.classes()) <= MAX_VERSIONS:
+            chosen.append(g)
+            versions *= len(g.classes())
+    return chosen
+
+
+def _scan(stmts, env: AffineEnv, decisions, found: list) -> None:
+    """Vector stream_stores in `stmts` (not in inner loops) whose pointer is a
+    parameter and whose index is affine in the loop variable and parameters."""
+    for s in stmts:
+        if getattr(s, "synthetic", False):
+            continue
+        if isinstance(s, A.If):
+            _calls(s.cond, env, decisions, found)
+            _scan(s.then.stmts, env.child(), decisions, found)
+            if s.orelse is not None:
+                _scan(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse], env.child(), decisions, found)
+            continue
+        if isinstance(s, (A.While, A.ForEach, A.Unroll)):
+            continue
+        for e in A.children(s):
+            if isinstance(e, A.Expr):
+                _calls(e, env, decisions, found)
+        if isinstance(s, A.Let):
+            env.bind(s)
+        elif isinstance(s, A.Assign) and isinstance(s.target, A.Name):
+            env.known[s.target.name] = None
+
+
+def _calls(e: A.Expr, env: AffineEnv, decisions, found: list) -> None:
+    for x in A.walk([e]):
+        if not isinstance(x, A.Call) or len(x.args) != 3 or not isinstance(x.args[2].ty, T.Vector):
+            continue
+        intr = decisions.intrinsic_of(x)
+        if intr is None or entry(intr).name != "stream_store":
+            continue
+        ptr = A.unparen(x.args[0])
+        if not isinstance(ptr, A.Name) or env.known.get(ptr.name) != symbol(ptr.name):
+            continue  # not the parameter (a local, or a parameter's name rebound)
+        form = env.form(x.args[1])
+        if form is not None and all(env.known.get(k) == symbol(k) for k, _ in form.invariant):
+            found.append((x, form))
+
+
+def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
+    """The misalignment of each group, then one copy of the loop per
+    combination of classes (`emit_copy(end_block)` emits one), aligned first."""
+    bld = em.builder
+    keys = [_misalignment_at_entry(em, g) for g in groups]
+    end = em.fn.append_basic_block("while.end")
+    saved_vars = dict(em.vars)
+
+    def tree(k: int, chosen: list) -> None:
+        if k == len(groups):
+            em.vars = dict(saved_vars)
+            em.nt_static = _static(groups, chosen)
+            emit_copy(end)
+            return
+        g = groups[k]
+        blocks = {c: em.fn.append_basic_block(f"ntversion.{g.ptr}.{c if c == OTHER else c[0]}")
+                  for c in g.classes()}
+        switch = bld.switch(keys[k], blocks[OTHER])
+        for c, block in blocks.items():
+            for m in (() if c == OTHER else c):
+                switch.add_case(ir.Constant(ir.IntType(64), m), block)
+        for c, block in blocks.items():
+            bld.position_at_end(block)
+            tree(k + 1, chosen + [c if c == OTHER else c[0]])
+
+    tree(0, [])
+    em.nt_static = {}
+    em.vars = saved_vars
+    bld.position_at_end(end)
+    _record(em, loop, groups)
+
+
+def _misalignment_at_entry(em, g: Group) -> ir.Value:
+    """(out + the index's invariant part) mod size: the loop variable's part is
+    a multiple of the size on every trip (version_groups checked)."""
+    bld = em.builder
+    i64 = ir.IntType(64)
+    offset = ir.Constant(i64, g.first_const)
+    for name, coef in g.terms:
+        slot, t = em.vars[name]
+        value = em.convert_int(bld.load(slot, typ=em.types(t)), t, T.I64)
+        offset = bld.add(offset, bld.mul(value, ir.Constant(i64, coef)))
+    ptr_slot, ptr_t = em.vars[g.ptr]
+    base = bld.ptrtoint(bld.load(ptr_slot, typ=em.types(ptr_t)), i64)
+    addr = bld.add(base, bld.mul(offset, ir.Constant(i64, g.elem_bytes)))
+    return misalignment(em, bld.inttoptr(addr, ir.PointerType()), g.size)
+
+
+def _static(groups: list[Group], chosen: list) -> dict[int, int | None]:
+    """Per store of a version: its misalignment (pieces), None (a plain store),
+    absent (unknown: test at the store)."""
+    out: dict[int, int | None] = {}
+    for g, c in zip(groups, chosen):
+        step = rule(g.size).min_align
+        for call, delta in g.sites:
+            if c != OTHER:
+                m = (c + delta) % g.size
+                out[id(call)] = m if m % step == 0 else None
+            elif delta % step == 0:
+                out[id(call)] = None
+    return out
+
+
+def _record(em, loop: A.While, groups: list[Group]) -> None:
+    versions = 1
+    for g in groups:
+        versions *= len(g.classes())
+    decided = f"once per loop: {versions} versions of the main loop at lines {loop.span.line}-{loop.span.end_line}"
+    var = em.func.origin.var
+    for g in groups:
+        for call, delta in g.sites:
+            path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, decided)
+            index = _index_text(var, g, delta // g.elem_bytes)
+            em.record_path(RuntimePath(call.span.line, path.what, f"the address of {g.ptr}[{index}] mod {g.size} "
+                                       "(before the loop)", path.paths, decided))
+
+
+def _index_text(var: str, g: Group, extra: int) -> str:
+    """`i + 8`, `i + first + 8`: the index as an affine form."""
+    parts = [var if g.coef == 1 else f"{g.coef}*{var}"] + [name if c == 1 else f"{c}*{name}" for name, c in g.terms]
+    const = g.first_const + extra
+    return " + ".join(parts) + (f" + {const}" if const > 0 else f" - {-const}" if const < 0 else "")
