@@ -5,13 +5,19 @@ vectors (step x element size a multiple of the vector size) stores at one
 misalignment for the whole loop: out + c elements, mod the vector size. So
 the misalignment is computed once, before the loop, and the loop is emitted
 once per misalignment class (compiler/codegen/lower/ntplan.py), each copy
-with the stores of its class fixed: the aligned copy has full-width
-non-temporal stores, the others the non-temporal pieces of theirs, the last
-a plain store. Stores to the same output at indices that differ by a
-constant share one test; each other output multiplies the copies, up to
-ntplan.MAX_VERSIONS; stores past that (and any whose index is not affine in
-the loop variable with parameters only, or that sit in an inner loop) test
-their address at the store (lower/ntstore.py `dispatch`)."""
+with the stores of its class fixed:
+- aligned: full-width non-temporal stores;
+- misaligned, when the stores to the output follow one another (each one
+  vector after the last, unconditionally, on every trip: `contiguous`):
+  full-width stores of realigned vectors (lower/ntrealign.py), the first
+  trip peeled off to start them;
+- misaligned otherwise: the non-temporal pieces of each store (lower/ntstore.py);
+- not 4-byte aligned: plain stores.
+Stores to the same output at indices that differ by a constant share one
+test; each other output multiplies the copies, up to ntplan.MAX_VERSIONS;
+stores past that (and any whose index is not affine in the loop variable
+with parameters only, or that sit in an inner loop) test their address at
+the store (lower/ntstore.py `dispatch`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,7 +30,8 @@ from ..runtime_paths import RuntimePath
 from ..syntax import ast as A
 from ..typesys import model as T
 from .lower.ntplan import MAX_VERSIONS, classes, pieces, rule
-from .lower.ntstore import describe, misalignment
+from .lower.ntrealign import Realigned, RealignedSite
+from .lower.ntstore import Fixed, describe, misalignment
 
 OTHER = "other"  # the class of addresses no piece fits: plain stores
 
@@ -40,12 +47,16 @@ class Group:
     first: A.Call
     first_const: int
     sites: list[tuple[A.Call, int]] = field(default_factory=list)  # (call, bytes past `first`'s address)
+    contiguous: bool = False  # each store one vector after the last, every trip (realigned when misaligned)
 
     def classes(self) -> list[tuple[int, ...] | str]:
-        """The misalignments that give every store of the group the same pieces,
-        together (for 32-byte stores 4 and 20 are both 4+8+16+4 bytes at their
-        own offsets), then OTHER: one version of the loop each."""
+        """The misalignments that give every store of the group the same code,
+        together (for 32-byte pieces, 4 and 20 are both 4+8+16+4 bytes at their
+        own offsets; realigned stores shift by each their own), then OTHER:
+        one version of the loop each."""
         step = rule(self.size).min_align
+        if self.contiguous:
+            return [(m,) for m in classes(self.size)] + [OTHER]
         same: dict[tuple, list[int]] = {}
         for m in classes(self.size):
             at = [(m + delta) % self.size for _, delta in self.sites]
@@ -61,10 +72,12 @@ def version_groups(em, loop: A.While) -> list[Group]:
         return []
     params = {p.name for p in em.func.params}
     env = AffineEnv(kernel.var, params, em.module_emitter.const_values, lambda span: f"\0{span.start}")
-    found: list[tuple[A.Call, object]] = []
-    _scan(loop.body.stmts, env, em.module_emitter.decisions, found)
+    found: list[tuple[A.Call, object, bool]] = []
+    _scan(loop.body.stmts, env, em.module_emitter.decisions, found, True)
     groups: dict[tuple, Group] = {}
-    for call, form in found:
+    unconditional: dict[int, bool] = {}
+    for call, form, top in found:
+        unconditional[id(call)] = top
         ptr, vt = A.unparen(call.args[0]).name, call.args[2].ty
         size, elem = vt.bits // 8, call.args[0].ty.pointee.bits // 8
         if size not in (16, 32, 64) or (form.coef * kernel.step * elem) % size:
@@ -74,6 +87,12 @@ def version_groups(em, loop: A.While) -> list[Group]:
         if g is None:
             g = groups[key] = Group(ptr, size, elem, form.coef, form.invariant, call, form.const)
         g.sites.append((call, (form.const - g.first_const) * elem))
+    returns = any(isinstance(x, A.Return) for x in A.statements(loop.body.stmts))
+    for g in groups.values():
+        deltas = [d for _, d in g.sites]
+        g.contiguous = (not returns and all(unconditional[id(c)] for c, _ in g.sites)
+                        and deltas == [k * g.size for k in range(len(deltas))]
+                        and len(deltas) * g.size == g.coef * kernel.step * g.elem_bytes)
     chosen, versions = [], 1
     for g in groups.values():
         if versions * len(g.classes()) <= MAX_VERSIONS:
@@ -82,30 +101,32 @@ def version_groups(em, loop: A.While) -> list[Group]:
     return chosen
 
 
-def _scan(stmts, env: AffineEnv, decisions, found: list) -> None:
+def _scan(stmts, env: AffineEnv, decisions, found: list, top: bool) -> None:
     """Vector stream_stores in `stmts` (not in inner loops) whose pointer is a
-    parameter and whose index is affine in the loop variable and parameters."""
+    parameter and whose index is affine in the loop variable and parameters,
+    in program order, each with whether it runs on every trip (`top`)."""
     for s in stmts:
         if getattr(s, "synthetic", False):
             continue
         if isinstance(s, A.If):
-            _calls(s.cond, env, decisions, found)
-            _scan(s.then.stmts, env.child(), decisions, found)
+            _calls(s.cond, env, decisions, found, top)
+            _scan(s.then.stmts, env.child(), decisions, found, False)
             if s.orelse is not None:
-                _scan(s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse], env.child(), decisions, found)
+                orelse = s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse]
+                _scan(orelse, env.child(), decisions, found, False)
             continue
         if isinstance(s, (A.While, A.ForEach, A.Unroll)):
             continue
         for e in A.children(s):
             if isinstance(e, A.Expr):
-                _calls(e, env, decisions, found)
+                _calls(e, env, decisions, found, top)
         if isinstance(s, A.Let):
             env.bind(s)
         elif isinstance(s, A.Assign) and isinstance(s.target, A.Name):
             env.known[s.target.name] = None
 
 
-def _calls(e: A.Expr, env: AffineEnv, decisions, found: list) -> None:
+def _calls(e: A.Expr, env: AffineEnv, decisions, found: list, top: bool) -> None:
     for x in A.walk([e]):
         if not isinstance(x, A.Call) or len(x.args) != 3 or not isinstance(x.args[2].ty, T.Vector):
             continue
@@ -117,12 +138,12 @@ def _calls(e: A.Expr, env: AffineEnv, decisions, found: list) -> None:
             continue  # not the parameter (a local, or a parameter's name rebound)
         form = env.form(x.args[1])
         if form is not None and all(env.known.get(k) == symbol(k) for k, _ in form.invariant):
-            found.append((x, form))
+            found.append((x, form, top))
 
 
 def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     """The misalignment of each group, then one copy of the loop per
-    combination of classes (`emit_copy(end_block)` emits one), aligned first."""
+    combination of classes (`emit_copy(exit_block)` emits one), aligned first."""
     bld = em.builder
     keys = [_misalignment_at_entry(em, g) for g in groups]
     end = em.fn.append_basic_block("while.end")
@@ -131,8 +152,7 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     def tree(k: int, chosen: list) -> None:
         if k == len(groups):
             em.vars = dict(saved_vars)
-            em.nt_static = _static(groups, chosen)
-            emit_copy(end)
+            _version(em, loop, groups, chosen, emit_copy, end)
             return
         g = groups[k]
         blocks = {c: em.fn.append_basic_block(f"ntversion.{g.ptr}.{c if c == OTHER else c[0]}")
@@ -152,6 +172,39 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     _record(em, loop, groups)
 
 
+def _version(em, loop: A.While, groups: list[Group], chosen: list, emit_copy, end: ir.Block) -> None:
+    """One copy of the loop with its stores fixed; with realigned outputs the
+    first trip comes first (its first store starts the run of aligned blocks)
+    and the last vector's remainder is stored after the loop."""
+    statics: dict[int, object] = {}
+    realigned: list[Realigned] = []
+    for g, c in zip(groups, chosen):
+        if g.contiguous and c not in (OTHER, 0):
+            out = Realigned(em, g.first.args[2].ty, c)
+            realigned.append(out)
+            statics.update({id(call): RealignedSite(out, k) for k, (call, _) in enumerate(g.sites)})
+        else:
+            statics.update(_fixed(g, c))
+    em.nt_static = statics
+    if not realigned:
+        emit_copy(end)
+        return
+    bld = em.builder
+    first = em.fn.append_basic_block("ntversion.first")
+    em.at(loop.cond.span)
+    bld.cbranch(em.expr(loop.cond), first, end)
+    bld.position_at_end(first)
+    em.block(loop.body)  # no return in it (contiguous)
+    for out in realigned:
+        out.first_trip = False
+    after = em.fn.append_basic_block("ntversion.last")
+    emit_copy(after)
+    bld.position_at_end(after)
+    for out in realigned:
+        out.finish(em)
+    bld.branch(end)
+
+
 def _misalignment_at_entry(em, g: Group) -> ir.Value:
     """(out + the index's invariant part) mod size: the loop variable's part is
     a multiple of the size on every trip (version_groups checked)."""
@@ -168,18 +221,17 @@ def _misalignment_at_entry(em, g: Group) -> ir.Value:
     return misalignment(em, bld.inttoptr(addr, ir.PointerType()), g.size)
 
 
-def _static(groups: list[Group], chosen: list) -> dict[int, int | None]:
-    """Per store of a version: its misalignment (pieces), None (a plain store),
-    absent (unknown: test at the store)."""
-    out: dict[int, int | None] = {}
-    for g, c in zip(groups, chosen):
-        step = rule(g.size).min_align
-        for call, delta in g.sites:
-            if c != OTHER:
-                m = (c + delta) % g.size
-                out[id(call)] = m if m % step == 0 else None
-            elif delta % step == 0:
-                out[id(call)] = None
+def _fixed(g: Group, c) -> dict[int, Fixed]:
+    """Per store of the group in a version of class `c`: its misalignment
+    (pieces), None (a plain store), or absent (not known: tested at the store)."""
+    out: dict[int, Fixed] = {}
+    step = rule(g.size).min_align
+    for call, delta in g.sites:
+        if c != OTHER:
+            m = (c + delta) % g.size
+            out[id(call)] = Fixed(m if m % step == 0 else None)
+        elif delta % step == 0:
+            out[id(call)] = Fixed(None)
     return out
 
 
@@ -191,7 +243,7 @@ def _record(em, loop: A.While, groups: list[Group]) -> None:
     var = em.func.origin.var
     for g in groups:
         for call, delta in g.sites:
-            path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, decided)
+            path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, decided, g.contiguous)
             index = _index_text(var, g, delta // g.elem_bytes)
             em.record_path(RuntimePath(call.span.line, path.what, f"the address of {g.ptr}[{index}] mod {g.size} "
                                        "(before the loop)", path.paths, decided))

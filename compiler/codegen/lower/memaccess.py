@@ -99,12 +99,9 @@ def _stream_store(em, call, want):
         natural = max(ptr_t.pointee.bits // 8, 1)
         em.builder.store(value, addr, align=natural).set_metadata("nontemporal", ntstore.nontemporal(em))
         return
-    if id(call) in em.nt_static:
-        fixed = em.nt_static[id(call)]
-        if fixed is None:
-            ntstore.store_plain(em, value, vt, addr)
-        else:
-            ntstore.store_pieces(em, value, vt, addr, fixed)
+    fixed = em.nt_static.get(id(call))
+    if fixed is not None:
+        fixed.emit(em, value, vt, addr)
         return
     ptr = A.unparen(call.args[0])
     what = f"stream_store to {ptr.name}" if isinstance(ptr, A.Name) else "stream_store"

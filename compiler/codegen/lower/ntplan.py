@@ -61,21 +61,23 @@ def classes(size: int) -> list[int]:
     return list(range(0, size, step))
 
 
-def pieces(misalignment: int, size: int) -> list[tuple[int, int]]:
-    """(offset from the address, bytes) of each store covering `size` bytes at
-    an address `misalignment` bytes past a `size`-byte boundary: at each point
-    the widest power of two that the point is aligned to and that fits."""
-    assert misalignment % rule(size).min_align == 0, misalignment
-    out, at, end = [], misalignment, misalignment + size
+def cover(start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """(position, bytes) of the stores covering positions [start, end), counted
+    from a `size`-byte boundary: at each position the widest power of two (up
+    to `size`) that it is aligned to and that fits."""
+    assert start % 4 == 0 and end % 4 == 0, (start, end)
+    out, at = [], start
     while at < end:
         width = size
         while at % width or at + width > end:
             width //= 2
-        out.append((at - misalignment, width))
+        out.append((at, width))
         at += width
     return out
 
 
-def piece_kinds(size: int) -> dict[int, str]:
-    """A description of every misalignment class: `16+16` for 16 of a 32-byte store."""
-    return {m: "+".join(str(w) for _, w in pieces(m, size)) for m in classes(size)}
+def pieces(misalignment: int, size: int) -> list[tuple[int, int]]:
+    """(offset from the address, bytes) of the stores of a `size`-byte vector at
+    an address `misalignment` bytes past a `size`-byte boundary."""
+    assert misalignment % rule(size).min_align == 0, misalignment
+    return [(at - misalignment, width) for at, width in cover(misalignment, misalignment + size, size)]

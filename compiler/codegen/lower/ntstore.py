@@ -25,34 +25,45 @@ def has_sse4a(options) -> bool:
     return "sse4a" in x86_features(options)
 
 
+def words(em, value: ir.Value, vt: T.Vector) -> ir.Value:
+    """`value` as 4-byte words: floats with SSE4a (movntss/movntsd store from
+    xmm; without it LLVM stores a non-temporal float with a plain movss) or
+    for float elements, else integers (movnti from a general register)."""
+    word = ir.FloatType() if has_sse4a(em.options) or vt.elem.is_float else _I32
+    return em.builder.bitcast(value, ir.VectorType(word, vt.bits // 32))
+
+
+def store_piece(em, words_: ir.Value, first: int, width: int, dest: ir.Value) -> None:
+    """Words [first, first + width/4) of `words_` at `dest` (aligned to `width`), non-temporal."""
+    bld = em.builder
+    sse4a = has_sse4a(em.options)
+    if width == 4:
+        piece = bld.extract_element(words_, const_int(first))
+        if not sse4a:
+            piece = bld.bitcast(piece, _I32)
+    else:
+        lanes = width // 4
+        piece = bld.shuffle_vector(words_, ir.Constant(words_.type, ir.Undefined),
+                                   ir.Constant(ir.VectorType(_I32, lanes), list(range(first, first + lanes))))
+        if width == 8:
+            piece = bld.bitcast(piece, ir.DoubleType() if sse4a else _I64)
+    bld.store(piece, dest, align=width).set_metadata("nontemporal", nontemporal(em))
+
+
+def byte_offset(em, addr: ir.Value, offset: int) -> ir.Value:
+    return em.builder.gep(addr, [ir.Constant(_I64, offset)], source_etype=ir.IntType(8)) if offset else addr
+
+
 def store_pieces(em, value: ir.Value, vt: T.Vector, addr: ir.Value, misalignment: int) -> None:
     """`value` at `addr`, which is `misalignment` bytes past a vector-size
     boundary, as naturally aligned non-temporal stores."""
     size = vt.bits // 8
-    bld = em.builder
     if misalignment == 0:
-        bld.store(value, addr, align=size).set_metadata("nontemporal", nontemporal(em))
+        em.builder.store(value, addr, align=size).set_metadata("nontemporal", nontemporal(em))
         return
-    # 4-byte words: floats with SSE4a (movntss/movntsd store from xmm; without
-    # it LLVM stores a non-temporal float with a plain movss), else integers
-    # (movnti from a general register), vector pieces in the value's domain.
-    sse4a = has_sse4a(em.options)
-    word = ir.FloatType() if sse4a or vt.elem.is_float else _I32
-    words = bld.bitcast(value, ir.VectorType(word, size // 4))
+    w = words(em, value, vt)
     for offset, width in pieces(misalignment, size):
-        first = offset // 4
-        if width == 4:
-            piece = bld.extract_element(words, const_int(first))
-            if not sse4a:
-                piece = bld.bitcast(piece, _I32)
-        else:
-            lanes = width // 4
-            piece = bld.shuffle_vector(words, ir.Constant(words.type, ir.Undefined),
-                                       ir.Constant(ir.VectorType(_I32, lanes), list(range(first, first + lanes))))
-            if width == 8:
-                piece = bld.bitcast(piece, ir.DoubleType() if sse4a else _I64)
-        at = bld.gep(addr, [ir.Constant(_I64, offset)], source_etype=ir.IntType(8)) if offset else addr
-        bld.store(piece, at, align=width).set_metadata("nontemporal", nontemporal(em))
+        store_piece(em, w, offset // 4, width, byte_offset(em, addr, offset))
 
 
 def store_plain(em, value: ir.Value, vt: T.Vector, addr: ir.Value) -> None:
@@ -85,22 +96,46 @@ def dispatch(em, value: ir.Value, vt: T.Vector, addr: ir.Value) -> None:
     bld.position_at_end(done)
 
 
-def describe(what: str, vt: T.Vector, options, decided: str) -> RuntimePath:
-    """What `store_pieces`/`dispatch` do for a vector of `vt`, by misalignment class."""
+def describe(what: str, vt: T.Vector, options, decided: str, realigned: bool = False) -> RuntimePath:
+    """What the stores of a vector of `vt` do, by misalignment class: pieces
+    (`store_pieces`, `dispatch`) or, for a run of stores, realigned blocks
+    (ntrealign.py)."""
     size = vt.bits // 8
     small = "movntss/movntsd (SSE4a)" if has_sse4a(options) else "movnti"
-    shapes: dict[tuple, list[int]] = {}
-    for m in classes(size):
-        shapes.setdefault(tuple(sorted(w for _, w in pieces(m, size))), []).append(m)
-    paths = []
-    for shape, ms in shapes.items():
-        if ms == [0]:
-            paths.append((f"{size}-byte aligned", f"one {size}-byte non-temporal store"))
-            continue
-        layouts = sorted({"+".join(str(w) for _, w in pieces(m, size)) for m in ms})
-        uses = f", the 4/8-byte ones with {small}" if min(shape) < 16 else ""
-        when = ", ".join(str(m) for m in ms[:-1]) + (" or " if len(ms) > 1 else "") + str(ms[-1])
-        paths.append((f"{when} mod {size}", f"{len(shape)} non-temporal pieces ({' / '.join(layouts)} bytes{uses})"))
-    align = classes(size)[1] if len(classes(size)) > 1 else size
+    paths = [(f"{size}-byte aligned", f"one {size}-byte non-temporal store")]
+    misaligned = classes(size)[1:]
+    if realigned and misaligned:
+        paths.append((f"{_either(misaligned)} mod {size}",
+                      f"one aligned {size}-byte non-temporal store per vector, of its first bytes after the "
+                      f"previous vector's last (a lane shift); the run's partial first and last blocks in "
+                      f"non-temporal pieces, the 4/8-byte ones with {small}"))
+    else:
+        shapes: dict[tuple, list[int]] = {}
+        for m in misaligned:
+            shapes.setdefault(tuple(sorted(w for _, w in pieces(m, size))), []).append(m)
+        for shape, ms in shapes.items():
+            layouts = sorted({"+".join(str(w) for _, w in pieces(m, size)) for m in ms})
+            uses = f", the 4/8-byte ones with {small}" if min(shape) < 16 else ""
+            paths.append((f"{_either(ms)} mod {size}",
+                           f"{len(shape)} non-temporal pieces ({' / '.join(layouts)} bytes{uses})"))
+    align = misaligned[0] if misaligned else size
     paths.append((f"not {align}-byte aligned", "a plain store (not non-temporal)"))
     return RuntimePath(None, what, f"the address mod {size}", tuple(paths), decided)
+
+
+def _either(ms: list[int]) -> str:
+    return ", ".join(str(m) for m in ms[:-1]) + (" or " if len(ms) > 1 else "") + str(ms[-1])
+
+
+class Fixed:
+    """A stream_store whose misalignment a loop version fixed (em.nt_static):
+    `m` bytes (pieces; 0: the full-width store), or None (a plain store)."""
+
+    def __init__(self, m: int | None):
+        self.m = m
+
+    def emit(self, em, value: ir.Value, vt: T.Vector, addr: ir.Value) -> None:
+        if self.m is None:
+            store_plain(em, value, vt, addr)
+        else:
+            store_pieces(em, value, vt, addr, self.m)
