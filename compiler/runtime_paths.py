@@ -18,6 +18,8 @@ class RuntimePath:
     paths: tuple[tuple[str, str], ...]  # (when, what runs), the fast path first
     decided: str  # how often: "once per loop (9 versions of the main loop)", "at each store"
     source: str = "codegen"  # "codegen" (Eä's lowering) or "llvm"
+    loop_versions: int = 0  # copies of the enclosing loop made for this choice (0: tested in place)
+    summary: str = ""  # the paths in a few words, for hints
 
     @property
     def text(self) -> str:
@@ -28,4 +30,4 @@ class RuntimePath:
     def to_json(self) -> dict:
         return {"line": self.line, "what": self.what, "condition": self.condition,
                 "paths": [{"when": w, "runs": d} for w, d in self.paths], "decided": self.decided,
-                "source": self.source, "text": self.text}
+                "source": self.source, "loop_versions": self.loop_versions, "summary": self.summary, "text": self.text}

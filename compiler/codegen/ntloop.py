@@ -246,7 +246,8 @@ def _record(em, loop: A.While, groups: list[Group]) -> None:
             path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, decided, g.contiguous)
             index = _index_text(var, g, delta // g.elem_bytes)
             em.record_path(RuntimePath(call.span.line, path.what, f"the address of {g.ptr}[{index}] mod {g.size} "
-                                       "(before the loop)", path.paths, decided))
+                                       "(before the loop)", path.paths, decided, loop_versions=versions,
+                                       summary=path.summary))
 
 
 def _index_text(var: str, g: Group, extra: int) -> str:

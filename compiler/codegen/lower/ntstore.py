@@ -120,7 +120,10 @@ def describe(what: str, vt: T.Vector, options, decided: str, realigned: bool = F
                            f"{len(shape)} non-temporal pieces ({' / '.join(layouts)} bytes{uses})"))
     align = misaligned[0] if misaligned else size
     paths.append((f"not {align}-byte aligned", "a plain store (not non-temporal)"))
-    return RuntimePath(None, what, f"the address mod {size}", tuple(paths), decided)
+    summary = (f"non-temporal at every {align}-byte-aligned address: {size}-byte stores when aligned, else "
+               + ("realigned {size}-byte blocks" if realigned else "the widest aligned pieces").format(size=size)
+               + f"; a plain store when not {align}-byte aligned")
+    return RuntimePath(None, what, f"the address mod {size}", tuple(paths), decided, summary=summary)
 
 
 def _either(ms: list[int]) -> str:
