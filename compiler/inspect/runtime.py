@@ -71,13 +71,13 @@ def masked_expansions(fn: AsmFunction, infos: list[Info], facts: SourceFacts) ->
     instruction for that element size on this target (AVX2 has them for 32-
     and 64-bit lanes only; AVX-512BW adds 8 and 16)."""
     out = []
-    for line, name in sorted(facts.masked_calls.items()):
+    for line, names in sorted(facts.masked_calls.items()):
         branches = sum(1 for ins, info in zip(fn.instrs, infos)
                        if ins.line == line and info.branch_to is not None and ins.mnemonic not in ("jmp", "b"))
         if branches:
-            out.append(RuntimePath(line, name, "each lane's mask bit",
-                                   (("lane on", f"a scalar {'load' if name == 'load_masked' else 'store'}"),
-                                    ("lane off", "nothing")),
+            access = " or ".join(n.split("_")[0] for n in sorted(names))
+            out.append(RuntimePath(line, " and ".join(sorted(names)), "each lane's mask bit",
+                                   (("lane on", f"the lane's scalar {access}"), ("lane off", "nothing")),
                                    f"at each lane: {branches} conditional branches in the machine code, "
                                    "no masked instruction for this element size on this target", "llvm"))
     return out

@@ -113,7 +113,7 @@ def describe(what: str, vt: T.Vector, options, decided: str, realigned: bool = F
         shapes: dict[tuple, list[int]] = {}
         for m in misaligned:
             shapes.setdefault(tuple(sorted(w for _, w in pieces(m, size))), []).append(m)
-        for shape, ms in shapes.items():
+        for shape, ms in sorted(shapes.items(), key=lambda kv: (len(kv[0]), kv[1])):
             layouts = sorted({"+".join(str(w) for _, w in pieces(m, size)) for m in ms})
             uses = f", the 4/8-byte ones with {small}" if min(shape) < 16 else ""
             paths.append((f"{_either(ms)} mod {size}",
