@@ -87,8 +87,10 @@ class RunReport:
 def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = None, sizes: list[int] | None = None,
               quick: bool = False, bandwidth: bool = True, reps: int | None = None,
               progress: Callable[[Progress], None] | None = None,
-              cancel: threading.Event | None = None, bandwidth_gbs: float | None = None) -> RunReport:
-    """Run the suite; `bandwidth_gbs` reuses a measurement taken earlier in the same run.
+              cancel: threading.Event | None = None, bandwidth_gbs: float | None = None,
+              budget: Budget | None = None) -> RunReport:
+    """Run the suite; `bandwidth_gbs` reuses a measurement taken earlier in the same run;
+    `budget` measures longer or shorter than the default (or `quick`).
     Raises BenchError for problems with the suite as a whole, Cancelled when cancelled."""
     _runnable(options)
     chosen = _choose(suite, benches)
@@ -114,7 +116,7 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
         tell(f"memory bandwidth: {bandwidth_gbs:.1f} GB/s")
     report.bandwidth_gbs = bandwidth_gbs if bandwidth else None
     bottlenecks = _bottlenecks(suite, options, report.bandwidth_gbs)
-    budget = Budget.quick() if quick else Budget()
+    budget = budget or (Budget.quick() if quick else Budget())
     budget.fixed_samples = reps
     for spec, n in plan:
         tell(f"{spec.name} at {size_label(n)}", step=False)

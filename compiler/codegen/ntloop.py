@@ -90,7 +90,7 @@ def version_groups(em, loop: A.While) -> list[Group]:
     returns = any(isinstance(x, A.Return) for x in A.statements(loop.body.stmts))
     for g in groups.values():
         deltas = [d for _, d in g.sites]
-        g.contiguous = (not returns and all(unconditional[id(c)] for c, _ in g.sites)
+        g.contiguous = (rule(g.size).realign and not returns and all(unconditional[id(c)] for c, _ in g.sites)
                         and deltas == [k * g.size for k in range(len(deltas))]
                         and len(deltas) * g.size == g.coef * kernel.step * g.elem_bytes)
     chosen, versions = [], 1

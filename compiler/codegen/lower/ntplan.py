@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Rule:
-    min_align: int  # the smallest alignment (bytes) at which pieces beat a plain store
+    min_align: int  # the smallest alignment (bytes) at which non-temporal stores beat a plain store
+    realign: bool  # a run of stores (compiler/codegen/ntloop.py) as realigned full-width blocks, not pieces
     measured: str  # where and how that was decided
 
 
@@ -40,9 +41,10 @@ class Rule:
 # the 32-byte rule until bench/stream_store_bench.py --width 64 runs on an
 # AVX-512 machine (the bench prints the rule its numbers support).
 RULES = {
-    16: Rule(4, "AMD Zen 3 (AVX2, SSE4a), bench/stream_store_bench.py --width 16"),
-    32: Rule(4, "AMD Zen 3 (AVX2, SSE4a), bench/stream_store_bench.py"),
-    64: Rule(4, "not measured: the 32-byte rule; rerun bench/stream_store_bench.py --width 64 on AVX-512"),
+    16: Rule(4, True, "the 32-byte rule (no 16-byte measurement)"),
+    32: Rule(4, True, "AMD Zen 3 (AVX2, SSE4a): bench/stream_store_bench.py, bench/stream_store_paths.py"),
+    64: Rule(4, True, "not measured: the 32-byte rule; rerun bench/stream_store_paths.py --width 64 "
+                      "and bench/stream_store_bench.py --width 64 on an AVX-512 machine"),
 }
 
 # Loop versions per kernel main loop (compiler/codegen/ntloop.py): one per
