@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py
 	$(BIN)/python bench/stream_store_bench.py
+	$(BIN)/python bench/stream_store_paths.py
 	$(BIN)/python bench/vnni_bench.py
 	$(BIN)/python bench/scalar_tail_bench.py
 	$(BIN)/python bench/binding_bench.py

@@ -136,6 +136,7 @@ class FuncEmitter(ExprEmitter, StmtEmitter):
         self.builder = ir.IRBuilder(self.entry)
         self.scope = self.debug.subprogram(self.fn, f.name, f.span.line)
         self.vars: dict[str, tuple[ir.Value, T.Type]] = {}
+        self.let_slots: dict[int, ir.AllocaInstr] = {}  # per `let` statement (StmtEmitter.local)
         self.options = me.options
         self.calls: list[A.Call] = []  # intrinsic calls being lowered, innermost last
         self.nt_static: dict[int, int | None] = {}  # stream_store misalignments fixed by a loop version (ntloop.py)

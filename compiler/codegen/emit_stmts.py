@@ -20,19 +20,25 @@ class StmtEmitter:
             self._stmt_dispatch[type(stmt)](self, stmt)
 
     # ---- bindings ----
-    def local(self, name: str, t: T.Type) -> ir.AllocaInstr:
-        """A fresh stack slot (a new `let` replaces the binding, §4)."""
-        with self.builder.goto_block(self.entry):
-            if self.entry.instructions:
-                self.builder.position_before(self.entry.instructions[0])
-            slot = self.builder.alloca(self.types(t), name=local_name(name))
+    def local(self, name: str, t: T.Type, let: A.Let | None = None) -> ir.AllocaInstr:
+        """A fresh stack slot (a new `let` replaces the binding, §4); one per
+        `let` statement, which every copy of a versioned loop (ntloop.py)
+        shares: whichever copy ran, code after the loop reads its value."""
+        slot = self.let_slots.get(id(let)) if let is not None else None
+        if slot is None:
+            with self.builder.goto_block(self.entry):
+                if self.entry.instructions:
+                    self.builder.position_before(self.entry.instructions[0])
+                slot = self.builder.alloca(self.types(t), name=local_name(name))
+            if let is not None:
+                self.let_slots[id(let)] = slot
         self.vars[name] = (slot, t)
         return slot
 
     def _let(self, s: A.Let) -> None:
         t = s.ty
         value = self.expr(s.value, t)
-        slot = self.local(s.name, t)
+        slot = self.local(s.name, t, s)
         self.builder.store(value, slot)
 
     def _assign(self, s: A.Assign) -> None:

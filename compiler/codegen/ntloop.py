@@ -167,8 +167,7 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
 
     tree(0, [])
     em.nt_static = {}
-    em.vars = saved_vars
-    bld.position_at_end(end)
+    bld.position_at_end(end)  # the bindings stay those of the last copy, as after an unversioned loop
     _record(em, loop, groups)
 
 

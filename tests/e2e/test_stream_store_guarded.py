@@ -222,3 +222,41 @@ def test_every_offset_and_length_with_guard_pages(name, tmp_path):
     assert proc.returncode == 0, (f"{name}: exit {proc.returncode} (a negative code is a signal) during "
                                   f"{last[0]}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     assert proc.stdout.rstrip().endswith("done") and "FAIL" not in proc.stdout
+
+
+TAIL_READS_BODY = """
+    export kernel scale(x: *f32, out: *mut f32, s: f32)
+        over i in n step 8
+        tail scalar { out[i] = x[i] * k }
+    {
+        let k: f32 = s * 2.0
+        stream_store(out, i, load_f32x8(x, i) .* splat(k))
+    }
+    """
+
+TAIL_SCRIPT = """\
+import sys
+import numpy as np
+sys.path.insert(0, {root!r})
+from ea_compiler.loader import load
+k = load({path!r})
+for offset in range(0, 64, 4):
+    for n in (8, 9, 15, 17, 100):
+        raw = np.zeros(n * 4 + 128, np.uint8)
+        start = -raw.ctypes.data % 64 + offset
+        out = raw[start:start + n * 4].view(np.float32)
+        x = np.arange(n, dtype=np.float32)
+        k.scale(x, out, 1.5)
+        assert np.array_equal(out, x * np.float32(3)), (offset, n, out)
+print("done")
+"""
+
+
+def test_the_tail_reads_the_body_s_let_whichever_copy_ran(tmp_path):
+    """The checker lets a kernel's tail read a `let` of its body; every copy of
+    the versioned main loop writes that one variable (emit_stmts.local)."""
+    src = tmp_path / "tail.ea"
+    src.write_text(textwrap.dedent(TAIL_READS_BODY).lstrip(), encoding="utf-8")
+    (tmp_path / "drive.py").write_text(TAIL_SCRIPT.format(root=str(ROOT), path=str(src)), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "drive.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stdout + proc.stderr
