@@ -47,11 +47,11 @@ def test_stream_store_in_a_kernel_is_decided_once_per_loop():
     assert "movntss/movntsd (SSE4a)" in path.paths[1][1]
     assert path.paths[2][1] == "a plain store (not non-temporal)"
     assert path.decided == "once per loop: 9 versions of the main loop at lines 4-6"
-    # the hint names the instructions, the copies of the loop are versions of it
+    # the hint names the instructions; the other loops running the body are copies of the main one
     (hint,) = [h for h in fr.hints if h.code == "stream-store"]
     assert hint.message.endswith("the alignment is tested once, before the loop (9 versions of the main loop)")
     assert "movntss" in hint.message and "vmovntps" in hint.message
-    assert [lp.role for lp in fr.loops].count("version") == 8
+    assert [lp.role for lp in fr.loops].count("copy") == 8
     main = next(lp for lp in fr.loops if lp.role == "main")
     assert (main.per_iteration.stores, main.mix.get("vector store")) == (1, 1)
 
@@ -63,7 +63,7 @@ def test_runtime_path_in_the_text_and_json():
     assert (f"  runtime path:         stream_store to out tests the address of out[i] mod 32 (before the loop) "
             f"\u2014 32-byte aligned: one 32-byte non-temporal store; 4, 8,") in text
     assert f"(once per loop: 9 versions of the main loop at lines 4-6) (line {line})" in text
-    assert "  loops:                10 (1 main, 8 versions, 1 tail)" in text
+    assert "  loops:                10 (1 main, 8 copies, 1 tail)" in text
     (fn,) = report.to_json()["functions"]
     (path,) = fn["runtime_paths"]
     assert path["line"] == line and path["loop_versions"] == 9 and path["source"] == "codegen"

@@ -193,7 +193,7 @@ def test_latency_hint_and_text():
     (hint,) = [h for h in fr.hints if h.code == "latency-chain"]
     assert hint.message.startswith("the loop at lines 26-27 waits on a chain through ymm0: vmaxps -> vblendvps "
                                    "(about 5 cycles per iteration; its memory traffic needs about 4)")
-    assert re.search(r"^  1     main     26-27 .* latency-bound$", render_text(report), re.M)
+    assert re.search(r"^  1     main  26-27 .* latency-bound$", render_text(report), re.M)
 
 
 def test_latency_bound_in_cli_json(tmp_path):

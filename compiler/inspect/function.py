@@ -278,7 +278,7 @@ def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector
     With `all_nontemporal` (per loop: its stores are all non-temporal) the
     main loop has copies, one per alignment of its streaming stores: the
     main one is the aligned copy (all stores non-temporal, the fewest
-    instructions), the others are versions. Other outermost loops are tails."""
+    instructions), the others are its copies. Other outermost loops are tails."""
     top = [lp for lp in loops if lp.depth == 0]
     if len(top) < 2:
         for lp in top:
@@ -298,7 +298,7 @@ def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector
                                         lp.per_iteration.instructions))
     for lp in top:
         copy = all_nontemporal is not None and runs_body(lp)
-        lp.role = "main" if lp is main else "version" if copy else "tail"
+        lp.role = "main" if lp is main else "copy" if copy else "tail"
 
 
 def summarise(c: Counts, mix: Counter) -> str:

@@ -28,7 +28,7 @@ class Hint:
 
 @dataclass
 class LoopReport:
-    role: str  # "main", "version" (another copy of the main loop, compiler/codegen/ntloop.py), "tail" or "loop"
+    role: str  # "main", "copy" (of the main loop, one per alignment: compiler/codegen/ntloop.py), "tail" or "loop"
     first_line: int | None
     last_line: int | None
     header_line: int | None

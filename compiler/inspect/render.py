@@ -6,7 +6,7 @@ from .asm import _LOC
 from .model import FunctionReport, InspectReport
 
 
-LOOP_HEADER = "loop  role     lines     instrs  vector  loads  stores  fma  bytes/iter  elems/iter  bottleneck"
+LOOP_HEADER = "loop  role  lines     instrs  vector  loads  stores  fma  bytes/iter  elems/iter  bottleneck"
 
 
 def loop_rows(fr: FunctionReport) -> list[tuple[str, str]]:
@@ -17,7 +17,7 @@ def loop_rows(fr: FunctionReport) -> list[tuple[str, str]]:
         lines = f"{lp.first_line}-{lp.last_line}" if lp.first_line else "-"
         elems = str(lp.elements_per_iteration) if lp.elements_per_iteration else "-"
         role = ("  " * lp.depth) + lp.role
-        rows.append((f"{k:<4}  {role:<7}  {lines:<8}  {p.instructions:>6}  {p.vector:>6}  {p.loads:>5}  "
+        rows.append((f"{k:<4}  {role:<4}  {lines:<8}  {p.instructions:>6}  {p.vector:>6}  {p.loads:>5}  "
                      f"{p.stores:>6}  {p.fma:>3}  {p.bytes_loaded + p.bytes_stored:>10}  {elems:>10}  ",
                      lp.bottleneck))
     return rows
@@ -25,15 +25,15 @@ def loop_rows(fr: FunctionReport) -> list[tuple[str, str]]:
 
 def loop_breakdown(fr: FunctionReport) -> str | None:
     """`(1 main, 3 tail, 1 nested)` when there is more than the main loop to
-    tell apart (`8 versions` of it when it was copied per alignment)."""
+    tell apart (`8 copies` of it when it was copied per alignment)."""
     n = len(fr.loops)
     top = [lp for lp in fr.loops if lp.depth == 0]
     tails = sum(1 for lp in top if lp.role == "tail")
-    versions = sum(1 for lp in top if lp.role == "version")
+    copies = sum(1 for lp in top if lp.role == "copy")
     nested = n - len(top)
-    if n <= 1 or not (tails or nested or versions):
+    if n <= 1 or not (tails or nested or copies):
         return None
-    return ("(1 main" + (f", {versions} version{'s' if versions > 1 else ''}" if versions else "")
+    return ("(1 main" + (f", {copies} cop{'ies' if copies > 1 else 'y'}" if copies else "")
             + f", {tails} tail" + (f", {nested} nested)" if nested else ")"))
 
 
