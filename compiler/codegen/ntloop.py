@@ -34,6 +34,7 @@ from .lower.ntrealign import Realigned, RealignedSite
 from .lower.ntstore import Fixed, describe, misalignment
 
 OTHER = "other"  # the class of addresses no piece fits: plain stores
+DYNAMIC = "dynamic"  # a follower not at the leader's misalignment: tested at each store
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Group:
     first_const: int
     sites: list[tuple[A.Call, int]] = field(default_factory=list)  # (call, bytes past `first`'s address)
     contiguous: bool = False  # each store one vector after the last, every trip (realigned when misaligned)
+    merge: bool = True  # misalignments with the same code share a copy of the loop (not with followers)
 
     def classes(self) -> list[tuple[int, ...] | str]:
         """The misalignments that give every store of the group the same code,
@@ -55,7 +57,7 @@ class Group:
         own offsets; realigned stores shift by each their own), then OTHER:
         one version of the loop each."""
         step = rule(self.size).min_align
-        if self.contiguous:
+        if self.contiguous or not self.merge:
             return [(m,) for m in classes(self.size)] + [OTHER]
         same: dict[tuple, list[int]] = {}
         for m in classes(self.size):
@@ -66,7 +68,8 @@ class Group:
 
 def version_groups(em, loop: A.While) -> list[Group]:
     """The groups of a kernel main loop's vector stream_stores whose
-    misalignment is fixed for the loop, as many as MAX_VERSIONS allows."""
+    misalignment is fixed for the loop: the first (the leader) and the
+    others of its vector size (followers), as MAX_VERSIONS allows."""
     kernel = em.func.origin
     if em.options.is_arm or kernel is None or not (loop.synthetic and loop.span == kernel.body.span):
         return []
@@ -93,12 +96,21 @@ def version_groups(em, loop: A.While) -> list[Group]:
         g.contiguous = (rule(g.size).realign and not returns and all(unconditional[id(c)] for c, _ in g.sites)
                         and deltas == [k * g.size for k in range(len(deltas))]
                         and len(deltas) * g.size == g.coef * kernel.step * g.elem_bytes)
-    chosen, versions = [], 1
-    for g in groups.values():
-        if versions * len(g.classes()) <= MAX_VERSIONS:
-            chosen.append(g)
-            versions *= len(g.classes())
-    return chosen
+    if not groups:
+        return []
+    leader, *others = groups.values()
+    followers = [g for g in others if g.size == leader.size]
+    leader.merge = not followers
+    if followers and copies(leader, followers) > MAX_VERSIONS:
+        followers, leader.merge = [], True
+    return [leader] + followers
+
+
+def copies(leader: Group, followers: list[Group]) -> int:
+    """Copies of the loop: one per class of the leader's misalignment, two
+    (the followers at the same misalignment, or not) when there are followers."""
+    n = len(leader.classes())
+    return (n - 1) * 2 + 1 if followers else n
 
 
 def _scan(stmts, env: AffineEnv, decisions, found: list, top: bool) -> None:
@@ -142,30 +154,41 @@ def _calls(e: A.Expr, env: AffineEnv, decisions, found: list, top: bool) -> None
 
 
 def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
-    """The misalignment of each group, then one copy of the loop per
-    combination of classes (`emit_copy(exit_block)` emits one), aligned first."""
+    """The misalignment of each group, then one copy of the loop per class
+    of the leader's (`emit_copy(exit_block)` emits one), aligned first; with
+    followers, each class twice: the followers at the leader's misalignment
+    (their stores fixed alike), or not (tested at each store)."""
     bld = em.builder
     keys = [_misalignment_at_entry(em, g) for g in groups]
     end = em.fn.append_basic_block("while.end")
     saved_vars = dict(em.vars)
+    leader, followers = groups[0], groups[1:]
 
-    def tree(k: int, chosen: list) -> None:
-        if k == len(groups):
-            em.vars = dict(saved_vars)
-            _version(em, loop, groups, chosen, emit_copy, end)
-            return
-        g = groups[k]
-        blocks = {c: em.fn.append_basic_block(f"ntversion.{g.ptr}.{c if c == OTHER else c[0]}")
-                  for c in g.classes()}
-        switch = bld.switch(keys[k], blocks[OTHER])
-        for c, block in blocks.items():
-            for m in (() if c == OTHER else c):
-                switch.add_case(ir.Constant(ir.IntType(64), m), block)
-        for c, block in blocks.items():
-            bld.position_at_end(block)
-            tree(k + 1, chosen + [c if c == OTHER else c[0]])
+    def version(chosen: list) -> None:
+        em.vars = dict(saved_vars)
+        _version(em, loop, groups, chosen, emit_copy, end)
 
-    tree(0, [])
+    blocks = {c: em.fn.append_basic_block(f"ntversion.{leader.ptr}.{c if c == OTHER else c[0]}")
+              for c in leader.classes()}
+    switch = bld.switch(keys[0], blocks[OTHER])
+    for c, block in blocks.items():
+        for m in (() if c == OTHER else c):
+            switch.add_case(ir.Constant(ir.IntType(64), m), block)
+    for c, block in blocks.items():
+        bld.position_at_end(block)
+        c = c if c == OTHER else c[0]
+        if c == OTHER or not followers:
+            version([c] + [DYNAMIC] * len(followers))
+            continue
+        same = bld.icmp_unsigned("==", keys[1], keys[0])
+        for key in keys[2:]:
+            same = bld.and_(same, bld.icmp_unsigned("==", key, keys[0]))
+        joint, apart = em.fn.append_basic_block("ntversion.same"), em.fn.append_basic_block("ntversion.apart")
+        bld.cbranch(same, joint, apart)
+        bld.position_at_end(joint)
+        version([c] * len(groups))
+        bld.position_at_end(apart)
+        version([c] + [DYNAMIC] * len(followers))
     em.nt_static = {}
     bld.position_at_end(end)  # the bindings stay those of the last copy, as after an unversioned loop
     _record(em, loop, groups)
@@ -178,6 +201,8 @@ def _version(em, loop: A.While, groups: list[Group], chosen: list, emit_copy, en
     statics: dict[int, object] = {}
     realigned: list[Realigned] = []
     for g, c in zip(groups, chosen):
+        if c == DYNAMIC:
+            continue
         if g.contiguous and c not in (OTHER, 0):
             out = Realigned(em, g.first.args[2].ty, c)
             realigned.append(out)
@@ -235,17 +260,17 @@ def _fixed(g: Group, c) -> dict[int, Fixed]:
 
 
 def _record(em, loop: A.While, groups: list[Group]) -> None:
-    versions = 1
-    for g in groups:
-        versions *= len(g.classes())
+    versions = copies(groups[0], groups[1:])
     decided = f"once per loop: {versions} versions of the main loop at lines {loop.span.line}-{loop.span.end_line}"
     var = em.func.origin.var
-    for g in groups:
+    for k, g in enumerate(groups):
+        how = decided if k == 0 else (f"{decided}, when {g.ptr} is at {groups[0].ptr}'s misalignment; "
+                                      "otherwise at each store")
         for call, delta in g.sites:
-            path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, decided, g.contiguous)
+            path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, how, g.contiguous)
             index = _index_text(var, g, delta // g.elem_bytes)
             em.record_path(RuntimePath(call.span.line, path.what, f"the address of {g.ptr}[{index}] mod {g.size} "
-                                       "(before the loop)", path.paths, decided, loop_versions=versions,
+                                       "(before the loop)", path.paths, how, loop_versions=versions,
                                        summary=path.summary))
 
 
