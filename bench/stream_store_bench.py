@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from ea_compiler.bench.bandwidth import measure_bandwidth  # noqa: E402
 from ea_compiler.loader import load  # noqa: E402
+from ea_compiler.cpu_levels import host_features_from_os  # noqa: E402
 from ea_compiler.options import Options  # noqa: E402
 
 TARGETS = {"numpy_vs_loader": 1.03, "stream_vs_plain": 1.02}
@@ -194,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     sizes = [s for s in args.sizes.split(",") if s]
+    if args.width == 64 and "avx512f" not in (host_features_from_os() or ()):
+        raise SystemExit("--width 64 runs AVX-512 code: this machine has no AVX-512F")
     with tempfile.TemporaryDirectory(prefix="ea-stream-bench-") as tmp:
         bandwidth = measure_bandwidth(Options(avx512=args.width == 64))
         result = {"cpu": cpu_name(), "width": args.width, "reps": args.reps,

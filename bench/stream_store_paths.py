@@ -41,6 +41,7 @@ from ea_compiler.codegen import LLVM_LOCK  # noqa: E402
 from ea_compiler.codegen.lower import LOWERINGS, memaccess, ntplan  # noqa: E402
 from ea_compiler.codegen.target import init, new_target_machine  # noqa: E402
 from ea_compiler.intrinsics import TABLE  # noqa: E402
+from ea_compiler.cpu_levels import host_features_from_os  # noqa: E402
 from ea_compiler.options import Options  # noqa: E402
 
 KERNEL = """\
@@ -169,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     n = {"4M": 4 << 20, "16M": 16 << 20, "64M": 64 << 20}[args.size]
+    if args.width == 64 and "avx512f" not in (host_features_from_os() or ()):
+        raise SystemExit("--width 64 runs AVX-512 code: this machine has no AVX-512F")
     result = {"width": args.width, "n": n, "reps": args.reps,
               "load": " ".join(f"{v:.1f}" for v in os.getloadavg()), **run(args.width, n, max(args.reps, 1))}
     if args.json:

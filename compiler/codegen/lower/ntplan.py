@@ -8,22 +8,27 @@ from a general register) and AMD's SSE4a movntss/movntsd (4/8 bytes from an
 xmm register) take any address. NumPy's large arrays start 16 bytes past a
 64-byte boundary (glibc's mmap header) and slices anywhere, so a store of S
 bytes at misalignment m (address mod S) is split into the widest naturally
-aligned non-temporal pieces that cover it: for S = 32, m = 16 is two 16-byte
-stores, m = 8 is 8 + 16 + 8 bytes, m = 4 is 4 + 8 + 16 + 4 bytes. Those
+aligned non-temporal pieces that cover it (lower/ntstore.py): for S = 32,
+m = 16 is two 16-byte stores, m = 8 is 8 + 16 + 8 bytes, m = 4 is
+4 + 8 + 16 + 4 bytes; or, for a run of stores in a kernel's loop, realigned
+into full-width stores, pieces only at the run's two ends (lower/ntrealign.py). The
 pieces of 4 and 8 bytes are movntss/movntsd with SSE4a (no trip through a
 general register), movnti without it: LLVM stores a `float` marked
 non-temporal as a plain movss where SSE4a is missing.
 
-Measured with bench/stream_store_bench.py (x·s into 16M f32, input and
-output at the same offset, AMD EPYC Zen 3 with AVX2 and SSE4a; rerun it on
-another machine to check this table there):
-  offset 0: vmovntps ymm 4.7 ms; plain vmovups 7.2 ms;
-  offset 16: 2 x vmovntps xmm 4.9 ms; 4 x movntsd 5.4 ms; plain 7.6 ms;
-  offset 8: 8+16+8 pieces about 5.2 ms; 4 x movntsd 5.4 ms; plain 7.5 ms;
-  offset 4: 4+8+16+4 pieces 5.5 ms; 8 x movntss 6.3 ms; plain 7.4 ms;
-  offset 1: 4 x movntsd (misaligned) 8.0 ms; 8 x movntss 8.4 ms; plain 7.5 ms.
-So pieces at every 4-byte-aligned address, a plain store elsewhere (where a
-piece would straddle its own alignment and a cache line more often than not).
+Measured with bench/stream_store_paths.py (x·s into 16M f32, medians of
+21 rounds, ms; AMD EPYC Zen 3, AVX2 and SSE4a, 2 cores shared with other
+jobs, load average 3.7), the input aligned / at the output's offset:
+  offset  realigned     pieces       LLVM's movntsd   plain
+  0       4.7 / 4.6     (the same aligned store)      7.3 / 7.2
+  16      5.1 / 5.1     4.9 / 5.2    5.5 / 5.6        7.3 / 7.7
+  8       5.2 / 5.1     6.9 / 5.4    7.0 / 5.6        7.7 / 7.3
+  4       5.3 / 5.1     7.4 / 5.4    9.7 / 8.2        7.5 / 7.4
+  1       -             -            9.7              7.7
+So: runs of stores realigned (`Rule.realign`), other stores in pieces, at
+every 4-byte-aligned address (`Rule.min_align`); a plain store elsewhere,
+where LLVM's misaligned movntsd (the reference compiler's lowering) is
+slower than a plain store, as it is at offsets 4 and 12.
 """
 from __future__ import annotations
 
@@ -38,8 +43,9 @@ class Rule:
 
 
 # Per vector size in bytes. 64 (zmm, AVX-512) has not been measured: it follows
-# the 32-byte rule until bench/stream_store_bench.py --width 64 runs on an
-# AVX-512 machine (the bench prints the rule its numbers support).
+# the 32-byte rule until bench/stream_store_paths.py --width 64 runs on an
+# AVX-512 machine (it prints the rule its numbers support and whether this
+# table agrees).
 RULES = {
     16: Rule(4, True, "the 32-byte rule (no 16-byte measurement)"),
     32: Rule(4, True, "AMD Zen 3 (AVX2, SSE4a): bench/stream_store_bench.py, bench/stream_store_paths.py"),

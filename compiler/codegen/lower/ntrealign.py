@@ -8,8 +8,10 @@ otherwise). The first store of the first trip writes its part up to the
 first boundary, and after the loop the last vector's remaining `m` bytes go
 out, both as aligned non-temporal pieces (lower/ntplan.py `cover`).
 
-Measured on AMD Zen 3 against the pieces of ntstore.store_pieces and the
-aligned store (bench/stream_store_bench.py; see ntplan.py for the numbers)."""
+Measured on AMD Zen 3 against the pieces of ntstore.store_pieces, LLVM's
+own lowering and a plain store (bench/stream_store_paths.py; the numbers
+are in ntplan.py); on the same buffers it runs as fast as the same loop
+written in C with _mm256_permute2f128_ps and _mm256_stream_ps."""
 from __future__ import annotations
 
 from llvmlite import ir
