@@ -5,16 +5,19 @@ in bench/baselines/<cpu>.json (compiler/bench/cpu_baseline.py).
     .venv/bin/python bench/perf_guard.py            # compare; exit 1 on a regression (make bench)
     .venv/bin/python bench/perf_guard.py --record   # record this CPU's baseline (commit the file)
 
-On the CPU of a baseline a kernel regresses when its median time is more
-than 5 % above the recorded one and its speedup over NumPy (timed in turns
+On the CPU of a baseline a kernel regresses when its time (the 10th
+percentile of its samples: the fast end, which repeats on a shared machine)
+is more than 5 % above the recorded one and its speedup over NumPy (timed in turns
 with it, in this run) more than 5 % below the recorded one: a slower
 compiler slows the kernel, a busy machine slows NumPy too. On another CPU
 only the speedup counts, against the one recorded on every CPU of the same
 architecture. Times are the thread's CPU time (Budget.cpu_time):
 the moments other processes have the core do not count. A kernel that
-regresses is measured again (twice as long), twice, and fails the guard
-only if it regresses every time: other processes share the memory bus,
-and a slow spell is not a regression.
+regresses is measured again (twice as long), up to three times, and fails
+the guard only if it regresses every time (its best verdict counts): other
+processes share the memory bus and the caches, and a slow spell is not a
+regression. `--record` runs every suite twice and keeps each kernel's
+slower pass.
 Target: native, opt 3 (the baselines' build; others are refused).
 """
 from __future__ import annotations
@@ -36,7 +39,8 @@ from ea_compiler.bench.timing import Budget  # noqa: E402
 from ea_compiler.options import Options  # noqa: E402
 
 BASELINES = ROOT / "bench" / "baselines"
-RETRIES = 2
+RETRIES = 3
+RECORD_PASSES = 2
 
 
 def run_all(suites, options: Options, only: dict[str, set[tuple[str, int]]] | None = None,
@@ -76,10 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"error: {err}") from None
     load = " ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"perf guard: {len(suites)} suites on {identity['cpu']} ({identity['host_cpu']}), load average {load}")
-    reports = run_all(suites, options)
-    now = figures(reports)
+    now = figures(run_all(suites, options))
     directory = Path(args.baselines)
     if args.record:
+        for _ in range(RECORD_PASSES - 1):  # the slower pass per kernel: a baseline a quiet spell did not flatter
+            again = figures(run_all(suites, options))
+            now = {k: max(f, again.get(k, f), key=lambda x: x["time_ns"]) for k, f in now.items()}
         path = baseline_path(directory, identity)
         directory.mkdir(parents=True, exist_ok=True)
         path.write_text(document_json(document(identity, environment(options, False), now, load)), encoding="utf-8")
@@ -105,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             again.setdefault(suite, set()).add((bench, parse_size(size)))
         retried = {v.key: v for v in compare(figures(run_all(suites, options, again, seconds=0.8)), baselines,
                                              identity)}
-        verdicts = [retried[v.key] if v.regressed and v.key in retried else v for v in verdicts]
+        verdicts = [min(v, retried[v.key], key=lambda x: x.change) if v.key in retried else v for v in verdicts]
     kind = "time and speedup on this CPU" if same else "speedup over NumPy (no baseline for this CPU)"
     print(f"compared {len(verdicts)} kernels by {kind}; threshold {THRESHOLD:.0%}")
     for v in sorted(verdicts, key=lambda v: -v.change)[:5]:

@@ -29,6 +29,7 @@ class Result:
     p10_ns: float | None = None
     p90_ns: float | None = None
     ref_median_ns: float | None = None
+    ref_p10_ns: float | None = None
     gbps: float | None = None
     ref_gbps: float | None = None
     speedup: float | None = None  # reference time / kernel time
@@ -203,7 +204,7 @@ def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
     result.status = "ok"
     result.median_ns, result.p10_ns, result.p90_ns = k.median_ns, k.p10_ns, k.p90_ns
     result.n_inner, result.n_runs = k.n_inner, k.n_runs
-    result.ref_median_ns = r.median_ns
+    result.ref_median_ns, result.ref_p10_ns = r.median_ns, r.p10_ns
     result.gbps, result.ref_gbps = nbytes / k.median_ns, nbytes / r.median_ns
     result.speedup = r.median_ns / k.median_ns
     return result

@@ -12,7 +12,7 @@ ARM = {"cpu": "Neoverse", "host_cpu": "neoverse-v1", "arch": "aarch64", "slug": 
 
 
 def fig(ns: float, numpy_ns: float) -> dict:
-    return {"median_ns": ns, "numpy_ns": numpy_ns, "speedup": numpy_ns / ns}
+    return {"time_ns": ns, "numpy_ns": numpy_ns, "speedup": numpy_ns / ns}
 
 
 def base(identity: dict, kernels: dict) -> dict:
