@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench system-deps nvim-newer vscode-deps vscode-host clean
+.PHONY: demo test bench bench-baseline system-deps nvim-newer vscode-deps vscode-host clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,8 @@ test: $(STAMP) system-deps nvim-newer vscode-deps vscode-host
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 	EA_HOST_CPU=haswell $(BIN)/pytest -n $(TEST_WORKERS) $(COMPILE_LEVEL_TESTS)
 
+# The last step fails when a shipped kernel is more than 5 % slower than bench/baselines/<this cpu>.json
+# (bench/perf_guard.py); `make bench-baseline` records that file (commit it).
 bench: $(STAMP)
 	$(BIN)/ea bench examples/
 	$(BIN)/python bench/frontend.py
@@ -59,6 +61,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py
 	$(BIN)/python bench/stream_store_bench.py
+	$(BIN)/python bench/stream_store_paths.py
 	$(BIN)/python bench/vnni_bench.py
 	$(BIN)/python bench/scalar_tail_bench.py
 	$(BIN)/python bench/binding_bench.py
@@ -66,6 +69,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp_bench.py
 	$(BIN)/python bench/lsp_soak.py
 	$(BIN)/python bench/tune_bench.py
+	$(BIN)/python bench/perf_guard.py
+
+bench-baseline: $(STAMP)
+	$(BIN)/python bench/perf_guard.py --record
 
 # Also the artefacts the tools leave inside this checkout (see the README's "Cleaning up").
 clean:

@@ -1,32 +1,42 @@
-"""`stream_store` benchmark: the lowering that never faults against the one it
-replaced, at 16M f32 (64 MiB out, well beyond the last-level cache).
+"""`stream_store` on the arrays users have: does it stay non-temporal, and is
+it never slower than a plain store loop?
 
-    .venv/bin/python bench/stream_store_bench.py [--reps N] [--n N] [--json]
+    .venv/bin/python bench/stream_store_bench.py [--sizes 16M,64M] [--reps N] [--width 32|64] [--json]
 
-One kernel, `out[i] = data[i] * factor` with f32x8 vectors, compiled three ways
-in this process and run through MCJIT on the same arrays:
-  stream       stream_store as the compiler lowers it now (alignment test, then
-               vmovntps when the address is 32-byte aligned, a plain store otherwise);
-  stream-old   the lowering it replaced (always a 32-byte-aligned `!nontemporal`
-               store), rebuilt here only: it faults on a misaligned address, so it
-               runs on the aligned output only;
-  store        the same kernel with `store` (a plain store loop).
-Outputs are at byte offset 0 (64-byte aligned) and 4 (misaligned). The variants
-are timed in pairs taking turns (stream vs stream-old aligned, stream vs store
-misaligned, and for reference stream vs store aligned); medians of the thread's CPU
-time are reported (time.thread_time_ns, so moments when another process has the
-core do not count).
-Targets: stream/stream-old (aligned) <= 1.02; stream/store (offset 4) <= 1.15.
+One kernel, `out[i] = x[i] * s` in f32 vectors of `--width` bytes (64 needs
+an AVX-512 machine: rerun it there for the zmm row of
+compiler/codegen/lower/ntplan.py's table), loaded with `ea.load` twice: with
+`stream_store` and with `store` (the plain-store loop). Input and output come
+from np.empty / np.zeros, which start 16 bytes past a 64-byte boundary
+(glibc's mmap header; the row `numpy`), and are viewed inside those same
+buffers at 0 bytes past a boundary (`loader`: how the loader and
+`ea bind --python` allocate outputs) and at 4 and 8 bytes (slices): every
+placement uses the same memory, so page placement (NumPy asks for huge
+pages; some buffers get them, some not) cannot favour one. Each placement
+twice: the input at the output's offset (`same`), and the input aligned
+(`aligned`: the store's own cost); and for `numpy` the output aligned, the
+input not (`misaligned`: the loads' share, which no store can win back). All cases are timed in rounds, each once per
+round in a rotating order; medians of the thread's CPU time (other
+processes' turns on the core do not count; their memory traffic does, so
+the machine's load is printed). Also measured: the triad bandwidth of
+`ea bench` (compiler/bench/bandwidth.py) and a C reference, gcc -O3
+-march=native with _mm256_stream_ps (_mm512_stream_ps for --width 64) on
+the aligned placement.
+Targets: stream at numpy within 3 % of stream at loader; stream no slower
+than plain at any placement (2 % allowed for noise).
 """
 from __future__ import annotations
 
 import argparse
 import ctypes as ct
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -34,131 +44,176 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ea_compiler.bench.inputs import place  # noqa: E402
-from ea_compiler.codegen import LLVM_LOCK  # noqa: E402
-from ea_compiler.codegen.lower import LOWERINGS, memaccess  # noqa: E402
-from ea_compiler.codegen.target import init, new_target_machine  # noqa: E402
-from ea_compiler.build import compile_source  # noqa: E402
-from ea_compiler.intrinsics import TABLE  # noqa: E402
+from ea_compiler.bench.bandwidth import measure_bandwidth  # noqa: E402
+from ea_compiler.loader import load  # noqa: E402
+from ea_compiler.cpu_levels import host_features_from_os  # noqa: E402
 from ea_compiler.options import Options  # noqa: E402
 
-TARGETS = {"aligned_vs_old": 1.02, "misaligned_vs_store": 1.15}
+TARGETS = {"numpy_vs_loader": 1.03, "stream_vs_plain": 1.02}
+SIZES = {"16M": 16 << 20, "64M": 64 << 20}
 
 KERNEL = """\
-export kernel scale(data: *f32, out: *mut f32, factor: f32)
-    over i in n step 8
-    tail scalar {{ out[i] = data[i] * factor }}
+export kernel scale(x: *f32, out: *mut f32, s: f32)
+    over i in n step {lanes}
+    tail scalar {{ out[i] = x[i] * s }}
 {{
-    let v: f32x8 = load(data, i) .* splat(factor)
+    let v: f32x{lanes} = load(x, i) .* splat(s)
     {store}(out, i, v)
 }}
 """
 
 
-def _old_stream_store(em, call, want):
-    """The replaced lowering, kept here for the comparison only."""
-    ptr_t, vt = call.args[0].ty, call.args[2].ty
-    addr = memaccess.element_address(em, call.args[0], call.args[1], ptr_t.pointee)
-    store = em.builder.store(em.expr(call.args[2]), addr, align=max(vt.bits // 8, 1))
-    store.set_metadata("nontemporal", em.module.add_metadata([memaccess.const_int(1)]))
-
-
-@contextmanager
-def old_lowering():
-    entry = TABLE["stream_store"]
-    saved = LOWERINGS[entry]
-    LOWERINGS[entry] = _old_stream_store
+def cpu_name() -> str:
+    """The model name /proc/cpuinfo gives (Linux), else the machine type."""
     try:
-        yield
-    finally:
-        LOWERINGS[entry] = saved
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.machine()
 
 
-class Jitted:
-    """One compiled variant; keeps its engine alive."""
-
-    def __init__(self, source: str, options: Options):
-        analysis, module = compile_source(source, "stream_store_bench.ea", options)
-        if module is None:
-            raise SystemExit(f"bench kernel does not compile: {analysis.errors[0].message}")
-        import llvmlite.binding as llvm
-        self.asm = module.asm()
-        with LLVM_LOCK:
-            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
-            self.engine.add_object_file(llvm.ObjectFileRef.from_data(module.object()))
-            self.engine.finalize_object()
-            address = self.engine.get_function_address("scale")
-        self.fn = ct.CFUNCTYPE(None, ct.c_void_p, ct.c_void_p, ct.c_float, ct.c_int32)(address)
+def kernels(width: int, workdir: Path) -> dict:
+    lanes = width // 4
+    out = {}
+    for name, store in (("stream", "stream_store"), ("plain", "store")):
+        path = workdir / f"{name}{width}.ea"
+        path.write_text(KERNEL.format(lanes=lanes, store=store), encoding="utf-8")
+        out[name] = load(path, avx512=width == 64).scale
+    return out
 
 
-def build(options: Options) -> dict[str, Jitted]:
-    init()
-    variants = {"stream": Jitted(KERNEL.format(store="stream_store"), options),
-                "store": Jitted(KERNEL.format(store="store"), options)}
-    with old_lowering():
-        variants["stream-old"] = Jitted(KERNEL.format(store="stream_store"), options)
-    return variants
+def c_reference(width: int, workdir: Path):
+    """The C kernel through ctypes, or None without a C compiler."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        return None
+    lib = workdir / "libstream_ref.so"
+    flags = ["-DSTREAM_REF_ZMM"] if width == 64 else []
+    subprocess.run([cc, "-O3", "-march=native", "-shared", "-fPIC", *flags, str(ROOT / "bench/c/stream_ref.c"),
+                    "-o", str(lib)], check=True)
+    dll = ct.CDLL(str(lib))
+    if dll.stream_ref_lanes() * 4 != width:
+        raise SystemExit(f"the C reference has no {width}-byte vectors on this machine")
+    fn = dll.stream_ref
+    fn.argtypes = (ct.c_void_p, ct.c_void_p, ct.c_float, ct.c_int64)
+    return lambda x, out, s: fn(x.ctypes.data, out.ctypes.data, s, x.size)
 
 
-def run(variants: dict[str, Jitted], n: int, reps: int) -> dict:
-    rng = np.random.default_rng(1)
-    data, buf = place([rng.uniform(-1, 1, n).astype(np.float32), np.zeros(n + 16, np.float32)])
-    outs = {0: buf[:n], 4: buf[1:n + 1]}
-    cases = [("stream", 0), ("stream-old", 0), ("store", 0), ("stream", 4), ("store", 4)]
-    expected = data * np.float32(0.5)
-    for name, offset in cases:  # warm-up, and proof that each variant computes the right thing
-        out = outs[offset]
-        out[...] = 0
-        variants[name].fn(data.ctypes.data, out.ctypes.data, 0.5, n)
-        if not np.array_equal(out, expected):
-            raise SystemExit(f"{name} at offset {offset} gives wrong results")
-    # Pairs, each timed in alternation: a call's speed depends on what the one
-    # before it left in the cache (dirty lines of a plain store loop slow down
-    # the non-temporal stores after them), so each variant is compared with one
-    # whose stores leave the cache in the same state.
-    pairs = [[("stream", 0), ("stream-old", 0)], [("stream", 4), ("store", 4)], [("store", 0), ("stream", 0)]]
-    samples: dict[tuple, list[int]] = {}
-    for k, pair in enumerate(pairs):
-        for rep in range(reps):
-            for name, offset in (pair if rep % 2 else pair[::-1]):
-                fn, out = variants[name].fn, outs[offset]
-                start = time.thread_time_ns()
-                fn(data.ctypes.data, out.ctypes.data, 0.5, n)
-                samples.setdefault((k, name, offset), []).append(time.thread_time_ns() - start)
-    med = {f"{name}@{offset}" + ("" if k < 2 else " (ref)"): statistics.median(s) / 1e6
-           for (k, name, offset), s in samples.items()}
-    ratios = {"aligned_vs_old": med["stream@0"] / med["stream-old@0"],
-              "misaligned_vs_store": med["stream@4"] / med["store@4"],
-              "aligned_vs_store": med["stream@0 (ref)"] / med["store@0 (ref)"]}
-    gbs = {k: 2 * n * 4 / (v * 1e6) for k, v in med.items()}  # bytes read + written, RFO not counted
-    return {"n": n, "reps": reps, "median_ms": med, "gbs": gbs, "ratios": ratios,
-            "meets_targets": all(ratios[k] <= t for k, t in TARGETS.items())}
+def buffers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(x, out) as users allocate them, with room to view them at any offset."""
+    x = np.empty(n + 32, np.float32)
+    x[...] = np.random.default_rng(3).random(n + 32, dtype=np.float32)
+    return x, np.zeros(n + 32, np.float32)
+
+
+def view(buf: np.ndarray, n: int, offset: int | None) -> np.ndarray:
+    """n elements of `buf` from `offset` bytes past a 64-byte boundary (None: where NumPy put it)."""
+    start = 0 if offset is None else (offset - buf.ctypes.data) % 64 // 4
+    return buf[start:start + n]
+
+
+def timed(cases: dict, reps: int) -> dict[tuple, float]:
+    """Median ms per case (placement, variant): every case once per round, the
+    order rotating from round to round, so a busy spell on the machine (other
+    processes share the memory bus) lands on all of them alike."""
+    samples = {key: [] for key in cases}
+    keys = list(cases)
+    for rep in range(reps):
+        k = rep % len(keys)
+        for key in keys[k:] + keys[:k]:
+            fn, x, out = cases[key]
+            start = time.thread_time_ns()
+            fn(x, out, 0.5)
+            samples[key].append(time.thread_time_ns() - start)
+    return {key: statistics.median(s) / 1e6 for key, s in samples.items()}
+
+
+def run(width: int, sizes: list[str], reps: int, workdir: Path) -> dict:
+    fns = kernels(width, workdir)
+    ref = c_reference(width, workdir)
+    offsets = {"numpy": None, "loader": 0, "+4": 4, "+8": 8} | ({"+32": 32} if width == 64 else {})
+    rows = []
+    for size in sizes:
+        n = SIZES[size]
+        xbuf, obuf = buffers(n)
+        if view(obuf, n, None).ctypes.data % 64 in (0, 4, 8):
+            offsets["+16"] = 16  # this NumPy did not give 16 mod 64: measure that too
+        cases = {}
+        for place, offset in offsets.items():
+            for mode in ("same", "aligned") + (("misaligned",) if place == "numpy" else ()):
+                x = view(xbuf, n, {"same": offset, "aligned": 0, "misaligned": None}[mode])
+                out = view(obuf, n, 0 if mode == "misaligned" else offset)
+                want = x * np.float32(0.5)
+                variants = dict(fns) | ({"c": ref} if ref is not None and place == "loader" else {})
+                for name, fn in variants.items():  # warm-up, and each variant computes the right thing
+                    out[...] = 0
+                    fn(x, out, 0.5)
+                    if not np.array_equal(out, want):
+                        raise SystemExit(f"{name} at {place} ({mode}) gives wrong results")
+                    if mode != "aligned" or place != "loader":  # loader/aligned is loader/same
+                        cases[place, mode, name] = (fn, x, out)
+        for (place, mode, name), value in timed(cases, reps).items():
+            out = cases[place, mode, name][2]
+            rows.append({"size": size, "place": place, "input": mode, "misalignment": out.ctypes.data % 64,
+                         "variant": name, "median_ms": value, "gbs": 2 * n * 4 / (value * 1e6)})
+        del xbuf, obuf, cases
+    return {"rows": rows, **verdict(rows, width)}
+
+
+def verdict(rows: list[dict], width: int) -> dict:
+    ms = {(r["size"], r["place"], r["input"], r["variant"]): r["median_ms"] for r in rows}
+    ratios, ok, slower = {}, True, set()
+    for size in sorted({r["size"] for r in rows}):
+        r = {"numpy/loader": ms[size, "numpy", "same", "stream"] / ms[size, "loader", "same", "stream"]}
+        ok &= r["numpy/loader"] <= TARGETS["numpy_vs_loader"]
+        for (s, place, mode, v), value in ms.items():
+            if s == size and v == "stream":
+                key = f"stream/plain {place} {mode}"
+                r[key] = value / ms[size, place, mode, "plain"]
+                ok &= r[key] <= TARGETS["stream_vs_plain"]
+                if r[key] > TARGETS["stream_vs_plain"]:
+                    slower.add(next(x["misalignment"] for x in rows if (x["size"], x["place"]) == (size, place)))
+        if (size, "loader", "same", "c") in ms:
+            r["stream/C loader"] = ms[size, "loader", "same", "stream"] / ms[size, "loader", "same", "c"]
+        ratios[size] = r
+    # The rule these numbers support (ntplan.RULES[width].min_align): the smallest
+    # alignment at which every offset it allows streams no slower than plain.
+    align = 4
+    while any(off % align == 0 for off in slower) and align < width:
+        align *= 2
+    return {"ratios": ratios, "meets_targets": ok, "supported_min_align": align}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=41, help="calls per variant (default 41)")
-    ap.add_argument("--n", type=int, default=16 << 20, help="f32 elements (default 16M)")
-    ap.add_argument("--target", default="native", help="LLVM CPU name (default native)")
-    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--sizes", default="16M,64M", help="of 16M, 64M (f32 elements)")
+    ap.add_argument("--reps", type=int, default=21, help="calls per variant and placement (default 21)")
+    ap.add_argument("--width", type=int, choices=(32, 64), default=32, help="vector bytes (64: AVX-512)")
+    ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    options = Options(target_cpu=args.target)
-    variants = build(options)
-    if "vmovntps" not in variants["stream"].asm or "vmovntps" not in variants["stream-old"].asm:
-        raise SystemExit("the stream_store kernels do not use vmovntps on this target")
-    result = {"target_cpu": args.target, "targets": TARGETS, **run(variants, args.n, max(args.reps, 1))}
+    sizes = [s for s in args.sizes.split(",") if s]
+    if args.width == 64 and "avx512f" not in (host_features_from_os() or ()):
+        raise SystemExit("--width 64 runs AVX-512 code: this machine has no AVX-512F")
+    with tempfile.TemporaryDirectory(prefix="ea-stream-bench-") as tmp:
+        bandwidth = measure_bandwidth(Options(avx512=args.width == 64))
+        result = {"cpu": cpu_name(), "width": args.width, "reps": args.reps,
+                  "load": " ".join(f"{v:.1f}" for v in os.getloadavg()),
+                  "triad_gbs": bandwidth, "targets": TARGETS, **run(args.width, sizes, max(args.reps, 1), Path(tmp))}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"stream_store at n = {args.n} f32, {result['reps']} reps, medians (thread CPU time)")
-    for key, ms in result["median_ms"].items():
-        name, where = key.split("@")
-        print(f"  {name:<11} offset {where:<8}  {ms:8.3f} ms  {result['gbs'][key]:6.1f} GB/s")
-    r = result["ratios"]
-    print(f"  aligned:    stream / stream-old = {r['aligned_vs_old']:.3f}  (target <= {TARGETS['aligned_vs_old']})")
-    print(f"  misaligned: stream / store      = {r['misaligned_vs_store']:.3f}  "
-          f"(target <= {TARGETS['misaligned_vs_store']})")
-    print(f"  aligned:    stream / store      = {r['aligned_vs_store']:.3f}  (what non-temporal stores buy)")
+    print(f"stream_store, {args.width}-byte vectors, {result['reps']} reps, medians of thread CPU time; "
+          f"triad {bandwidth:.1f} GB/s; load average {result['load']}")
+    for r in result["rows"]:
+        print(f"  {r['size']:>4} {r['place']:<7} (out at {r['misalignment']:>2} mod 64, input {r['input']:<10}) "
+              f"{r['variant']:<7}{r['median_ms']:9.2f} ms {r['gbs']:6.1f} GB/s")
+    for size, ratios in result["ratios"].items():
+        print(f"  {size}: " + ", ".join(f"{k} {v:.3f}" for k, v in ratios.items()))
+    print(f"  rule supported by these numbers: non-temporal pieces from {result['supported_min_align']}-byte "
+          "alignment up (compiler/codegen/lower/ntplan.py)")
     print("meets targets" if result["meets_targets"] else "MISSES a target")
     return 0
 

@@ -31,17 +31,20 @@ _V4 = _V3 | {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"}
 _ADL = _V3 | {"avxvnni"}
 _V4_VNNI = _V4 | {"avx512vnni"}
 _BOTH_VNNI = _V4_VNNI | {"avxvnni"}
+# AMD's SSE4a (movntss/movntsd: 4/8-byte non-temporal stores from xmm, compiler/codegen/lower/ntstore.py).
+_SSE4A = frozenset({"sse4a"})
 
 CPU_LEVELS = {
     "x86-64": BASE, "generic": BASE, "k8": BASE, "core2": BASE | {"sse3", "ssse3"},
-    "nehalem": _V2, "westmere": _V2, "x86-64-v2": _V2, "btver2": _AVX_F16C,
+    "nehalem": _V2, "westmere": _V2, "x86-64-v2": _V2, "btver2": _AVX_F16C | _SSE4A,
     "sandybridge": _AVX, "ivybridge": _AVX_F16C,
     "haswell": _V3, "broadwell": _V3, "skylake": _V3, "alderlake": _ADL, "raptorlake": _ADL,
-    "meteorlake": _ADL, "znver1": _V3, "znver2": _V3, "znver3": _V3, "x86-64-v3": _V3,
+    "meteorlake": _ADL, "znver1": _V3 | _SSE4A, "znver2": _V3 | _SSE4A, "znver3": _V3 | _SSE4A,
+    "x86-64-v3": _V3,
     "skylake-avx512": _V4, "cascadelake": _V4_VNNI, "cooperlake": _V4_VNNI, "cannonlake": _V4,
     "icelake-client": _V4_VNNI, "icelake-server": _V4_VNNI, "tigerlake": _V4_VNNI,
     "sapphirerapids": _BOTH_VNNI, "emeraldrapids": _BOTH_VNNI, "graniterapids": _BOTH_VNNI,
-    "znver4": _V4_VNNI, "znver5": _BOTH_VNNI, "x86-64-v4": _V4,
+    "znver4": _V4_VNNI | _SSE4A, "znver5": _BOTH_VNNI | _SSE4A, "x86-64-v4": _V4,
     "arrowlake": _ADL, "arrowlake-s": _ADL, "lunarlake": _ADL, "pantherlake": _ADL, "gracemont": _ADL,
     "sierraforest": _ADL, "grandridge": _ADL, "clearwaterforest": _ADL, "diamondrapids": _BOTH_VNNI,
 }

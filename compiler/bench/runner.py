@@ -29,6 +29,7 @@ class Result:
     p10_ns: float | None = None
     p90_ns: float | None = None
     ref_median_ns: float | None = None
+    ref_p10_ns: float | None = None
     gbps: float | None = None
     ref_gbps: float | None = None
     speedup: float | None = None  # reference time / kernel time
@@ -87,8 +88,10 @@ class RunReport:
 def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = None, sizes: list[int] | None = None,
               quick: bool = False, bandwidth: bool = True, reps: int | None = None,
               progress: Callable[[Progress], None] | None = None,
-              cancel: threading.Event | None = None, bandwidth_gbs: float | None = None) -> RunReport:
-    """Run the suite; `bandwidth_gbs` reuses a measurement taken earlier in the same run.
+              cancel: threading.Event | None = None, bandwidth_gbs: float | None = None,
+              budget: Budget | None = None) -> RunReport:
+    """Run the suite; `bandwidth_gbs` reuses a measurement taken earlier in the same run;
+    `budget` measures longer or shorter than the default (or `quick`).
     Raises BenchError for problems with the suite as a whole, Cancelled when cancelled."""
     _runnable(options)
     chosen = _choose(suite, benches)
@@ -114,7 +117,7 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
         tell(f"memory bandwidth: {bandwidth_gbs:.1f} GB/s")
     report.bandwidth_gbs = bandwidth_gbs if bandwidth else None
     bottlenecks = _bottlenecks(suite, options, report.bandwidth_gbs)
-    budget = Budget.quick() if quick else Budget()
+    budget = budget or (Budget.quick() if quick else Budget())
     budget.fixed_samples = reps
     for spec, n in plan:
         tell(f"{spec.name} at {size_label(n)}", step=False)
@@ -201,7 +204,7 @@ def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
     result.status = "ok"
     result.median_ns, result.p10_ns, result.p90_ns = k.median_ns, k.p10_ns, k.p90_ns
     result.n_inner, result.n_runs = k.n_inner, k.n_runs
-    result.ref_median_ns = r.median_ns
+    result.ref_median_ns, result.ref_p10_ns = r.median_ns, r.p10_ns
     result.gbps, result.ref_gbps = nbytes / k.median_ns, nbytes / r.median_ns
     result.speedup = r.median_ns / k.median_ns
     return result

@@ -4,7 +4,10 @@ turns, and order statistics of the per-call time.
 Implementations measured together (the kernel and its NumPy reference) take
 turns within every round, so a busy spell on the machine lands on both
 rather than on whichever happened to be running. Wall-clock time
-(perf_counter_ns), as a user of the kernel sees it."""
+(perf_counter_ns), as a user of the kernel sees it; or, with
+`Budget.cpu_time`, the thread's CPU time (thread_time_ns: the moments
+another process has the core do not count), for comparisons across runs on
+a shared machine (bench/perf_guard.py)."""
 from __future__ import annotations
 
 import statistics
@@ -27,6 +30,7 @@ class Budget:
     sample_ns: float = 2e6  # a batch of calls lasts at least this long
     warmup_ns: float = 2e7
     fixed_samples: int | None = None  # --reps
+    cpu_time: bool = False  # time samples by the thread's CPU time, not the wall clock
 
     @classmethod
     def quick(cls) -> "Budget":
@@ -47,11 +51,11 @@ class Cancelled(Exception):
     """The run was cancelled (the TUI's cancel key)."""
 
 
-def _batch(f: Callable[[], object], k: int) -> float:
-    t0 = clock()
+def _batch(f: Callable[[], object], k: int, timer: Callable[[], int] = clock) -> float:
+    t0 = timer()
     for _ in range(k):
         f()
-    return (clock() - t0) / k
+    return (timer() - t0) / k
 
 
 def _warm(f: Callable[[], object], budget: Budget) -> float:
@@ -78,7 +82,7 @@ def measure(fns: dict[str, Callable[[], object]], budget: Budget,
             raise Cancelled
         order = names[rounds % len(names):] + names[:rounds % len(names)]
         for name in order:
-            samples[name].append(_batch(fns[name], inner[name]))
+            samples[name].append(_batch(fns[name], inner[name], time.thread_time_ns if budget.cpu_time else clock))
         rounds += 1
         if budget.fixed_samples is not None:
             if rounds >= budget.fixed_samples:

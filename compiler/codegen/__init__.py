@@ -34,6 +34,8 @@ class CompiledModule:
 
     def _build(self, generated_ir: str, options) -> None:
         self.options = options
+        # Per function: code generation's run-time choices (compiler/runtime_paths.py).
+        self.runtime_paths: dict[str, list] = {}
         self.tm = target_machine(options)
         self.module = llvm.parse_assembly(generated_ir)
         self.module.name = "ea_module"  # TOOLCHAIN.md §1.3; parsing names it `<string>`
@@ -81,10 +83,12 @@ def generate(analysis: Analysis, only=None) -> CompiledModule:
                             data_layout)
     module = emitter.emit(analysis.live_functions, only)
     try:
-        return CompiledModule(_source_filename(analysis.path) + str(module), options)
+        compiled = CompiledModule(_source_filename(analysis.path) + str(module), options)
     except RuntimeError as err:  # the LLVM verifier: a bug of ours
         raise CodegenError(f"internal compiler error: generated code failed validation \u2014 "
                            f"{str(err).splitlines()[0] if str(err) else 'no detail'}", None) from err
+    compiled.runtime_paths = emitter.runtime_paths
+    return compiled
 
 
 def _source_filename(path: str) -> str:

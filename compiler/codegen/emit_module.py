@@ -13,6 +13,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..options import Options
+from ..runtime_paths import RuntimePath
 from ..symbols import SymbolTable
 from ..syntax import ast as A
 from ..typesys import model as T
@@ -41,6 +42,7 @@ class ModuleEmitter:
         self.functions: dict[str, tuple[ir.Function, list[T.Type], T.Type]] = {}
         self.const_values = {s.name: s.value for s in symbols.symbols if s.kind == "const"}
         self._strings: dict[str, ir.GlobalVariable] = {}
+        self.runtime_paths: dict[str, list[RuntimePath]] = {}  # per function, in source order
 
     def emit(self, funcs: list[A.Func], only=None) -> ir.Module:
         if only is not None:
@@ -133,8 +135,17 @@ class FuncEmitter(ExprEmitter, StmtEmitter):
         self.builder = ir.IRBuilder(self.entry)
         self.scope = self.debug.subprogram(self.fn, f.name, f.span.line)
         self.vars: dict[str, tuple[ir.Value, T.Type]] = {}
+        self.let_slots: dict[int, ir.AllocaInstr] = {}  # per `let` statement (StmtEmitter.local)
         self.options = me.options
         self.calls: list[A.Call] = []  # intrinsic calls being lowered, innermost last
+        self.nt_static: dict[int, int | None] = {}  # stream_store misalignments fixed by a loop version (ntloop.py)
+
+    def record_path(self, path: RuntimePath) -> None:
+        """Code that chooses a path when it runs (compiler/runtime_paths.py), once per construct."""
+        found = self.module_emitter.runtime_paths.setdefault(self.func.name, [])
+        if path not in found:
+            found.append(path)
+            found.sort(key=lambda p: (p.line or 0, p.what))
 
     def at(self, span) -> None:
         self.builder.debug_metadata = self.debug.location(span.line, span.col, self.scope)

@@ -8,6 +8,7 @@ from llvmlite.ir.values import MDValue
 from ..syntax import ast as A
 from ..typesys import model as T
 from .names import local_name
+from .ntloop import emit_versioned, version_groups
 
 
 class StmtEmitter:
@@ -19,19 +20,25 @@ class StmtEmitter:
             self._stmt_dispatch[type(stmt)](self, stmt)
 
     # ---- bindings ----
-    def local(self, name: str, t: T.Type) -> ir.AllocaInstr:
-        """A fresh stack slot (a new `let` replaces the binding, §4)."""
-        with self.builder.goto_block(self.entry):
-            if self.entry.instructions:
-                self.builder.position_before(self.entry.instructions[0])
-            slot = self.builder.alloca(self.types(t), name=local_name(name))
+    def local(self, name: str, t: T.Type, let: A.Let | None = None) -> ir.AllocaInstr:
+        """A fresh stack slot (a new `let` replaces the binding, §4); one per
+        `let` statement, which every copy of a versioned loop (ntloop.py)
+        shares: whichever copy ran, code after the loop reads its value."""
+        slot = self.let_slots.get(id(let)) if let is not None else None
+        if slot is None:
+            with self.builder.goto_block(self.entry):
+                if self.entry.instructions:
+                    self.builder.position_before(self.entry.instructions[0])
+                slot = self.builder.alloca(self.types(t), name=local_name(name))
+            if let is not None:
+                self.let_slots[id(let)] = slot
         self.vars[name] = (slot, t)
         return slot
 
     def _let(self, s: A.Let) -> None:
         t = s.ty
         value = self.expr(s.value, t)
-        slot = self.local(s.name, t)
+        slot = self.local(s.name, t, s)
         self.builder.store(value, slot)
 
     def _assign(self, s: A.Assign) -> None:
@@ -64,9 +71,17 @@ class StmtEmitter:
             self.builder.branch(target)
 
     def _while(self, s: A.While, unroll: int | None = None) -> None:
+        groups = version_groups(self, s)
+        if groups:  # a kernel's main loop with streaming stores: one copy per alignment (ntloop.py)
+            emit_versioned(self, s, groups, lambda end: self._while_copy(s, unroll, end))
+            return
+        end_bb = self.fn.append_basic_block("while.end")
+        self._while_copy(s, unroll, end_bb)
+        self.builder.position_at_end(end_bb)
+
+    def _while_copy(self, s: A.While, unroll: int | None, end_bb: ir.Block) -> None:
         cond_bb = self.fn.append_basic_block("while.cond")
         body_bb = self.fn.append_basic_block("while.body")
-        end_bb = self.fn.append_basic_block("while.end")
         self.builder.branch(cond_bb)
         self.builder.position_at_end(cond_bb)
         self.at(s.cond.span)
@@ -74,7 +89,6 @@ class StmtEmitter:
         self.builder.position_at_end(body_bb)
         self.block(s.body)
         self._latch(cond_bb, unroll, self._kernel_loop_md(s))
-        self.builder.position_at_end(end_bb)
 
     def _kernel_loop_md(self, s: A.While) -> ir.Value | None:
         """Loop metadata for the loops a kernel desugars to (LANGUAGE.md §7).

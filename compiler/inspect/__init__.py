@@ -35,6 +35,7 @@ from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
 from .render import render_text
+from .runtime import masked_expansions, module_paths
 from .source import source_facts
 
 _CACHE: OrderedDict = OrderedDict()
@@ -69,12 +70,13 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
     return report
 
 
-def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: float | None = None,
-                   asm: str | None = None, names=None) -> InspectReport:
+def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_gbs: float | None = None,
+                   asm: str | None = None, names=None, paths=None) -> InspectReport:
     """The report of a module compiled from `analysis` (for its options);
     `asm` is `module.asm()` when the caller already has it. With `names`
     (a module of those functions and their callees, `compile_functions`),
-    only the machine code of the named functions is reported."""
+    only the machine code of the named functions is reported. Without a
+    module, `asm` and `paths` (its `module_paths`) stand for it."""
     options = analysis.options
     arm = options.is_arm
     machine = machine_for(options, bandwidth_gbs)
@@ -85,6 +87,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
         closure = callee_closure(list(funcs.values()), analysis.decisions, names)  # their code is inlined too
         only = [f for f in funcs.values() if f.name in closure]
     facts = source_facts(analysis, only)
+    paths = module_paths(module, analysis) if module is not None else (paths or {})
     reports: list[FunctionReport] = []
     for fn in parse(module.asm() if asm is None else asm, arm):
         if names is not None and fn.name not in names:
@@ -96,7 +99,10 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
             span = func.origin.body.span
             body = range(span.line + 1, span.end_line)  # inside the braces
         loops = natural_loops(fn, infos, arm)
-        report = analyse(fn, infos, machine, loops, body, facts, arm)
+        found = paths.get(fn.name, []) + masked_expansions(fn, infos, facts)
+        report = analyse(fn, infos, machine, loops, body, facts, arm,
+                         versioned=any(p.loop_versions for p in found))
+        report.runtime_paths = sorted(found, key=lambda p: (p.line or 0, p.source))
         report.hints = hints_for(report, func, fn, infos, loops, machine, arm, facts)
         reports.append(report)
     if names is not None:
@@ -104,7 +110,9 @@ def inspect_module(analysis: Analysis, module: CompiledModule, bandwidth_gbs: fl
     emitted = {r.name for r in reports}
     for func in funcs.values():
         if func.name not in emitted:
-            reports.append(inlined_report(func, reports))
+            report = inlined_report(func, reports)
+            report.runtime_paths = list(paths.get(func.name, []))  # its code lives in its callers
+            reports.append(report)
     return InspectReport(analysis.path, describe_target(options), reports)
 
 

@@ -32,6 +32,7 @@ def add(c: Counts, info: Info) -> None:
     c.flops += info.flops
 
 
+_NONTEMPORAL = ("movnt", "vmovnt", "stnp")
 _MOVES = ("mov", "vmov", "ldr", "str", "ldp", "stp", "ldur", "stur", "ld1", "st1")
 
 
@@ -53,11 +54,14 @@ def _reg_class(info: Info) -> str:
 
 
 def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: list[Loop],
-            body_lines: range | None = None, facts: SourceFacts | None = None, arm: bool = False) -> FunctionReport:
+            body_lines: range | None = None, facts: SourceFacts | None = None, arm: bool = False,
+            versioned: bool = False) -> FunctionReport:
     """`body_lines`: for a kernel, the lines of its body, which identify the main loop.
     `facts`: the source's vector lines and element types; the vector width
     reported is that of the code written with vector types, and what LLVM
-    made of scalar code is reported per loop (`auto_vectorised`)."""
+    made of scalar code is reported per loop (`auto_vectorised`).
+    `versioned`: code generation made one copy of the main loop per
+    alignment of its streaming stores (compiler/codegen/ntloop.py)."""
     facts = facts or SourceFacts()
     total = Counts()
     regs: set[str] = set()
@@ -80,12 +84,14 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: l
         mix[mix_key(ins, info)] += 1
     written = facts.widest_type(user_lines)
     elem = written.elem.name if written else (mnemonic_elems.most_common(1)[0][0] if mnemonic_elems else None)
-    loops, user_vector = [], []
+    loops, user_vector, all_nontemporal = [], [], []
     for lp in loops_found:
         report, count = _loop(fn, infos, lp, machine, elem, facts, arm)
         loops.append(report)
         user_vector.append(count)
-    _assign_roles(loops, body_lines, user_vector)
+        stores = [fn.instrs[i].mnemonic for i in lp.path if infos[i].stores]
+        all_nontemporal.append(bool(stores) and all(m.startswith(_NONTEMPORAL) for m in stores))
+    _assign_roles(loops, body_lines, user_vector, all_nontemporal if versioned else None)
     auto = [AutoVector(lp.role, lp.first_line, lp.last_line, lp.llvm_vector_bits,
                        _auto_type(fn, infos, found, lp.llvm_vector_bits, facts))
             for lp, found in zip(loops, loops_found) if lp.llvm_vector_bits]
@@ -264,11 +270,15 @@ def register_steps(body) -> dict[str, int]:
     return {r: o[1] for r, o in val.items() if o and o[0] == r and o[1]}
 
 
-def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector: list[int]) -> None:
+def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector: list[int],
+                  all_nontemporal: list[bool] | None = None) -> None:
     """A kernel's main loop is the one running its body's lines; elsewhere
     the loop running the most vector code the user wrote (not what LLVM
     vectorised of a scalar remainder loop), then the most vector work.
-    Other outermost loops are tails."""
+    With `all_nontemporal` (per loop: its stores are all non-temporal) the
+    main loop has copies, one per alignment of its streaming stores: the
+    main one is the aligned copy (all stores non-temporal, the fewest
+    instructions), the others are its copies. Other outermost loops are tails."""
     top = [lp for lp in loops if lp.depth == 0]
     if len(top) < 2:
         for lp in top:
@@ -280,10 +290,15 @@ def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector
             ln in body_lines for ln in range(lp.first_line, (lp.last_line or lp.first_line) + 1))
 
     written = {id(lp): n for lp, n in zip(loops, user_vector)}
-    main = max(top, key=lambda lp: (runs_body(lp), written[id(lp)], lp.per_iteration.vector,
-                                    lp.per_iteration.instructions))
+    if all_nontemporal is not None:
+        nontemporal = {id(lp): nt for lp, nt in zip(loops, all_nontemporal)}
+        main = max(top, key=lambda lp: (runs_body(lp), nontemporal[id(lp)], -lp.per_iteration.instructions))
+    else:
+        main = max(top, key=lambda lp: (runs_body(lp), written[id(lp)], lp.per_iteration.vector,
+                                        lp.per_iteration.instructions))
     for lp in top:
-        lp.role = "main" if lp is main else "tail"
+        copy = all_nontemporal is not None and runs_body(lp)
+        lp.role = "main" if lp is main else "copy" if copy else "tail"
 
 
 def summarise(c: Counts, mix: Counter) -> str:

@@ -71,7 +71,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
                             f"iteration; its memory traffic needs about {cyc['memory']:g}): independent "
                             "accumulators would overlap the chains", main_loop.header_line))
     if facts is not None:
-        out += _stream_stores(fn_asm, infos, facts)
+        out += _stream_stores(fn_asm, infos, facts, fr.runtime_paths)
     return out
 
 
@@ -97,18 +97,25 @@ def _computes(ins, info: Info) -> bool:
 _NONTEMPORAL = ("movnt", "vmovnt", "stnp")
 
 
-def _stream_stores(fn_asm, infos: list[Info], facts: SourceFacts) -> list[Hint]:
-    """Which store each stream_store line compiled to. On x86 a vector
-    stream_store tests its address (codegen/lower/memaccess.py); the hint says
-    what the machine code does, read from the stores on the line."""
+def _stream_stores(fn_asm, infos: list[Info], facts: SourceFacts, paths) -> list[Hint]:
+    """Which stores each stream_store line compiled to, read from the machine
+    code, and how code generation chose among them (its run-time path for
+    the line: compiler/codegen/ntloop.py, lower/ntstore.py)."""
     out = []
+    chosen = {p.line: p for p in paths if p.source == "codegen" and p.what.startswith("stream_store")}
     for line, size in sorted(facts.stream_stores.items()):
         stores = [ins for ins, info in zip(fn_asm.instrs, infos) if ins.line == line and info.stores]
         if not stores:
             continue
         nt = sorted({ins.mnemonic for ins in stores if ins.mnemonic.startswith(_NONTEMPORAL)})
         plain = sorted({ins.mnemonic for ins in stores if not ins.mnemonic.startswith(_NONTEMPORAL)})
-        if nt and plain:
+        path = chosen.get(line)
+        if path is not None and nt:
+            how = (f"once, before the loop ({path.loop_versions} versions of the main loop)" if path.loop_versions
+                   else "at each store")
+            text = (f"stream_store: {path.summary} ({', '.join(nt)}" + (f"; plain: {', '.join(plain)}" if plain else "")
+                    + f"); the alignment is tested {how}")
+        elif nt and plain:
             text = (f"stream_store: non-temporal ({', '.join(nt)}) when the address is {size}-byte aligned, "
                     f"plain store ({', '.join(plain)}) otherwise")
         elif nt:

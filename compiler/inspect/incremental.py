@@ -29,6 +29,7 @@ from ..codegen import callee_closure
 from ..codegen.target import describe as describe_target
 from ..syntax import ast as A
 from .model import FunctionReport
+from .runtime import module_paths, relocated
 
 _CACHE: OrderedDict = OrderedDict()  # unit key -> _Unit
 _CACHE_SIZE = 1024
@@ -122,6 +123,7 @@ class _Unit:
     asm: str  # its `.loc` lines name the source lines in `lines`
     lines: dict[str, tuple[int, int]]
     report: FunctionReport
+    paths: dict  # the module's run-time paths per function (runtime.module_paths), at `lines`
 
 
 def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs) -> FunctionReport:
@@ -139,15 +141,18 @@ def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs) -> Functi
         return hit.report
     if hit is not None:  # the same code, moved: read its machine code again at the new lines
         asm = _relocate(hit.asm, hit.lines, lines)
+        moves = _moves(hit.lines, lines)
+        paths = {name: relocated(found, moves) for name, found in hit.paths.items()}
     else:
         module, blocking = compile_functions(analysis, [root])
         if module is None:
             raise InspectError(blocking, analysis)
         asm = module.asm()
-    report = next(r for r in inspect_module(analysis, None, bandwidth_gbs, asm=asm, names=[root]).functions
-                  if r.name == root)
+        paths = module_paths(module, analysis)
+    report = next(r for r in inspect_module(analysis, None, bandwidth_gbs, asm=asm, names=[root],
+                                            paths=paths).functions if r.name == root)
     with _LOCK:
-        _CACHE[key] = _Unit(asm, lines, report)
+        _CACHE[key] = _Unit(asm, lines, report, paths)
         _CACHE.move_to_end(key)
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -160,7 +165,7 @@ _LOC = re.compile(r"^(\s*\.loc\s+\d+\s+)(\d+)", re.M)
 def _relocate(asm: str, old: dict[str, tuple[int, int]], new: dict[str, tuple[int, int]]) -> str:
     """`asm` with the source line of every `.loc` directive moved by as many
     lines as the function it lies in moved (line 0, compiler-made code, stays)."""
-    moves = [(first, last, new[name][0] - first) for name, (first, last) in old.items() if new[name][0] != first]
+    moves = _moves(old, new)
 
     def move(m: re.Match) -> str:
         line = int(m.group(2))
@@ -170,6 +175,11 @@ def _relocate(asm: str, old: dict[str, tuple[int, int]], new: dict[str, tuple[in
         return m.group(0)
 
     return _LOC.sub(move, asm)
+
+
+def _moves(old: dict[str, tuple[int, int]], new: dict[str, tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """(first, last, by): each function's old lines and how far they moved."""
+    return [(first, last, new[name][0] - first) for name, (first, last) in old.items() if new[name][0] != first]
 
 
 def clear_function_cache() -> None:

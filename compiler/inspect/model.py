@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..runtime_paths import RuntimePath
+
 
 @dataclass
 class Counts:
@@ -26,7 +28,7 @@ class Hint:
 
 @dataclass
 class LoopReport:
-    role: str  # "main", "tail" or "loop"
+    role: str  # "main", "copy" (of the main loop, one per alignment: compiler/codegen/ntloop.py), "tail" or "loop"
     first_line: int | None
     last_line: int | None
     header_line: int | None
@@ -78,6 +80,7 @@ class FunctionReport:
     lines: dict[int, LineReport]
     inlined_into: list[str] = field(default_factory=list)  # private functions live in their callers
     auto_vectorised: list[AutoVector] = field(default_factory=list)
+    runtime_paths: list[RuntimePath] = field(default_factory=list)  # choices the machine code makes as it runs
 
     @property
     def vector_width(self) -> str | None:
@@ -108,4 +111,5 @@ class InspectReport:
             fn["vector_width"] = src.vector_width
             fn["llvm_vectorised"] = src.tail_note
             fn["lines"] = {str(k): v for k, v in fn["lines"].items()}
+            fn["runtime_paths"] = [p.to_json() for p in src.runtime_paths]
         return data

@@ -24,18 +24,25 @@ def loop_rows(fr: FunctionReport) -> list[tuple[str, str]]:
 
 
 def loop_breakdown(fr: FunctionReport) -> str | None:
-    """`(1 main, 3 tail, 1 nested)` when there is more than the main loop to tell apart."""
+    """`(1 main, 3 tail, 1 nested)` when there is more than the main loop to
+    tell apart (`8 copies` of it when it was copied per alignment)."""
     n = len(fr.loops)
     top = [lp for lp in fr.loops if lp.depth == 0]
     tails = sum(1 for lp in top if lp.role == "tail")
+    copies = sum(1 for lp in top if lp.role == "copy")
     nested = n - len(top)
-    if n <= 1 or not (tails or nested):
+    if n <= 1 or not (tails or nested or copies):
         return None
-    return f"(1 main, {tails} tail" + (f", {nested} nested)" if nested else ")")
+    return ("(1 main" + (f", {copies} cop{'ies' if copies > 1 else 'y'}" if copies else "")
+            + f", {tails} tail" + (f", {nested} nested)" if nested else ")"))
 
 
 def vector_registers(fr: FunctionReport) -> list[str]:
     return [r for r in fr.registers if r[:1] in "xyzvq"]
+
+
+def runtime_path_text(p) -> str:
+    return p.text + (f" (line {p.line})" if p.line else "")
 
 
 def hint_text(h) -> str:
@@ -63,6 +70,8 @@ def _function(fr: FunctionReport) -> list[str]:
         out.append(f"  vector registers:     {', '.join(vregs)} ({len(vregs)} used)")
     for h in fr.hints:
         out.append(f"  hint:                 {hint_text(h)}")
+    for p in fr.runtime_paths:
+        out.append(f"  runtime path:         {runtime_path_text(p)}")
     if fr.loops:
         out.append("")
         out.append("  " + LOOP_HEADER)

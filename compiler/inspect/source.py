@@ -1,7 +1,7 @@
 """What the typed source says about each line, for reading the machine code
 the way the user wrote it: which lines compute on vector types (and which
 types), the element types of the memory each line reads or writes, and
-where `stream_store` is called.
+where `stream_store` and the masked loads and stores are called.
 
 Codegen tags every instruction with the line where the innermost
 expression producing it starts, so an instruction on a line with no vector
@@ -24,6 +24,7 @@ class SourceFacts:
     mask_lines: set[int] = field(default_factory=set)  # lines with a vector comparison (a lane mask)
     access_elems: dict[int, set[T.Scalar]] = field(default_factory=dict)  # line -> elements accessed
     stream_stores: dict[int, int] = field(default_factory=dict)  # line -> widest value stored, bytes
+    masked_calls: dict[int, set[str]] = field(default_factory=dict)  # line -> {load_masked, store_masked}
 
     def is_vector_line(self, line: int | None) -> bool:
         return line is not None and (line in self.vector_types or line in self.mask_lines)
@@ -72,6 +73,8 @@ def _note(facts: SourceFacts, e: A.Expr, analysis) -> None:
         name = entry(intr).name if intr is not None else None
         if name in _MEMORY_CALLS and isinstance(e.args[0].ty, T.Pointer):
             facts.access_elems.setdefault(line, set()).add(e.args[0].ty.pointee)
+        if name in ("load_masked", "store_masked"):
+            facts.masked_calls.setdefault(line, set()).add(name)
         if name == "stream_store" and len(e.args) == 3:
             value = e.args[2].ty
             size = value.bits // 8 if isinstance(value, (T.Vector, T.Scalar)) else 0

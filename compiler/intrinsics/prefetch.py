@@ -69,8 +69,9 @@ INTRINSICS = [
               _prefetch("prefetch_nta"), FAMILY, "v1.14"),
     Intrinsic("stream_store", ("ptr", "index", "value"),
               ("(*mut T, int, TxN) -> void", "(*mut T, int, T) -> void for T in i16 u16 i32 u32 i64 u64"),
-              "Non-temporal store, safe at any address: on x86 a vector store is non-temporal when the "
-              "address is aligned to the vector size and a plain store otherwise.",
+              "Non-temporal store, safe at any address: on x86 a vector store stays non-temporal at every "
+              "4-byte-aligned address (full width when aligned; a kernel loop's run of stores realigned, "
+              "others split into aligned pieces) and is a plain store otherwise.",
               _stream_store, STREAM_FAMILY, "v1.5.5"),
     Intrinsic("fence_nt", (), ("() -> void",), "Store-store barrier ordering earlier streaming stores.",
               _fence_nt, STREAM_FAMILY, "v1.15"),

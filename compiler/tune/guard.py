@@ -36,3 +36,15 @@ def guarded(a: np.ndarray) -> np.ndarray:
     view[...] = a
     return view
 
+
+
+def guarded_at(nbytes: int, offset: int, align: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """`nbytes` bytes starting `offset` bytes past an `align`-byte boundary and
+    ending less than `align` bytes before an inaccessible page, and the whole
+    accessible mapping (both uint8): a write past the end faults, or lands in
+    the few bytes before the guard, which the caller can check with the rest."""
+    g = _Guarded(nbytes + 2 * align)
+    start = g.end - nbytes
+    start -= (start - offset) % align
+    whole = np.frombuffer(g.map, np.uint8, g.end)
+    return whole[start:start + nbytes], whole

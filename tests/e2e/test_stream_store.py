@@ -208,22 +208,6 @@ def _asm(src: str, options: Options) -> str:
     return module.asm()
 
 
-@pytest.mark.parametrize("cpu,avx512,width,reg", [("x86-64-v3", False, 32, "ymm"), ("x86-64", False, 16, "xmm"),
-                                                  ("skylake-avx512", True, 64, "zmm")])
-def test_x86_vector_stream_store_tests_alignment_then_picks_the_store(cpu, avx512, width, reg):
-    """Aligned: the full-width movnt store; otherwise a plain unaligned store."""
-    lanes = width // 4
-    asm = _asm(f"""
-        export func f(p: *mut f32, v: f32x{lanes}, i: i32) {{
-            stream_store(p, i, v)
-        }}
-        """, Options(target_triple="x86_64-unknown-linux-gnu", target_cpu=cpu, avx512=avx512))
-    assert f"${width - 1}," in asm  # the alignment test
-    nt = [ln for ln in asm.splitlines() if "movntps" in ln]
-    plain = [ln for ln in asm.splitlines() if "movups" in ln]
-    assert len(nt) == 1 and f"%{reg}" in nt[0] and len(plain) == 1 and f"%{reg}" in plain[0], asm
-
-
 def test_arm_stream_store_is_one_stnp_at_any_alignment():
     """AArch64's stnp takes any address: no test, the IR claims element alignment only.
     (With a register index LLVM picks `str q` instead: stnp has no such addressing mode.)"""

@@ -2,9 +2,13 @@
 gather and scatter."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from llvmlite import ir
 
+from ...syntax import ast as A
 from ...typesys import model as T
+from . import ntstore
 from .common import call_intrinsic, const_int, is_arm
 from .memory import element_address
 
@@ -80,35 +84,30 @@ def _scatter(em, call, want):
 
 
 def _stream_store(em, call, want):
-    """A non-temporal store that never faults. x86's movntps/movntdq fault
-    unless the address is aligned to the full vector size, and NumPy data
-    (a slice, a large array) is often only 16- or 4-byte aligned. LLVM does
-    not help: an under-aligned `!nontemporal` store becomes one 8-byte movnti
-    per quarter vector. So on x86 a vector stream_store tests the address:
-    aligned, the full-width non-temporal store; otherwise a plain store,
-    which is what any cache-friendly store loop does. The test costs one
-    predictable branch; when the index steps by whole vectors, LLVM reduces
-    it to a test of the base pointer's low bits. AArch64's stnp and x86's
-    movnti (scalars) accept any address: one store at element alignment."""
+    """A non-temporal store that never faults. AArch64's stnp and x86's
+    movnti (scalars) accept any address: one store at element alignment.
+    x86's vector movnt* fault unless the address is aligned to the vector, and
+    NumPy data is often only 16- or 4-byte aligned; such a store becomes the
+    widest aligned non-temporal pieces (lower/ntplan.py, lower/ntstore.py).
+    Its misalignment is fixed when a kernel's main loop was versioned for it
+    (compiler/codegen/ntloop.py: `em.nt_static`), else tested here."""
     ptr_t = call.args[0].ty
     vt = call.args[2].ty
     addr = element_address(em, call.args[0], call.args[1], ptr_t.pointee)
     value = em.expr(call.args[2])
-    natural = max(ptr_t.pointee.bits // 8, 1)
-    nontemporal = em.module.add_metadata([const_int(1)])
     if not isinstance(vt, T.Vector) or is_arm(em):
-        em.builder.store(value, addr, align=natural).set_metadata("nontemporal", nontemporal)
+        natural = max(ptr_t.pointee.bits // 8, 1)
+        em.builder.store(value, addr, align=natural).set_metadata("nontemporal", ntstore.nontemporal(em))
         return
-    size = vt.bits // 8
-    bld = em.builder
-    i64 = ir.IntType(64)
-    misalignment = bld.and_(bld.ptrtoint(addr, i64), ir.Constant(i64, size - 1))
-    aligned = bld.icmp_unsigned("==", misalignment, ir.Constant(i64, 0))
-    with bld.if_else(aligned, likely=True) as (fast, plain):
-        with fast:
-            bld.store(value, addr, align=size).set_metadata("nontemporal", nontemporal)
-        with plain:
-            bld.store(value, addr, align=natural)
+    fixed = em.nt_static.get(id(call))
+    if fixed is not None:
+        fixed.emit(em, value, vt, addr)
+        return
+    ptr = A.unparen(call.args[0])
+    what = f"stream_store to {ptr.name}" if isinstance(ptr, A.Name) else "stream_store"
+    path = ntstore.describe(what, vt, em.options, "at each store")
+    em.record_path(replace(path, line=call.span.line))
+    ntstore.dispatch(em, value, vt, addr)
 
 
 def _fence_nt(em, call, want):
