@@ -34,7 +34,7 @@ def libs(tmp_path_factory) -> dict[str, ctypes.CDLL | str]:
         shutil.copy(src, build)  # `--lib` writes FILE.ea.json next to the source
     with ThreadPoolExecutor(2) as pool:
         procs = list(pool.map(lambda s: ea(s.name, "--lib", cwd=build), EXAMPLES))
-    return {src.stem: (ctypes.CDLL(str(build / f"lib{src.stem}.so")) if p.returncode == 0
+    return {src.stem: (ctypes.CDLL(str(build / f"{src.stem}.so")) if p.returncode == 0
                        else f"ea {src.name} --lib failed:\n{p.stderr}")
             for src, p in zip(EXAMPLES, procs)}
 
