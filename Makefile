@@ -47,7 +47,7 @@ demo: $(STAMP)
 # tests again as an AVX2-only host would see them (EA_HOST_CPU: `native` means haswell), so a
 # machine with AVX-512 catches what one without it would hit.
 TEST_WORKERS ?= 2
-COMPILE_LEVEL_TESTS := tests/test_*.py tests/bind tests/tune
+COMPILE_LEVEL_TESTS := tests/test_*.py
 test: $(STAMP) system-deps nvim-newer vscode-deps vscode-host
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 	EA_HOST_CPU=haswell $(BIN)/pytest -n $(TEST_WORKERS) $(COMPILE_LEVEL_TESTS)
