@@ -94,7 +94,7 @@ def header(analysis: Analysis, stem: str) -> str:
 def metadata(analysis: Analysis, library: str) -> str:
     """The `.ea.json` metadata of an analysed file, naming its shared library."""
     from .outputs.metadata import metadata_text
-    return metadata_text(library, analysis.desugared)
+    return metadata_text(library, analysis.desugared, analysis.decisions, analysis.options.arch)
 
 
 def link_shared_library(obj: str | Path, out: str | Path,

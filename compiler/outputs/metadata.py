@@ -1,13 +1,23 @@
 """The `.ea.json` metadata written with `--lib` (TOOLCHAIN.md §3), in the
 reference writer's exact layout: 2-space indent, one object per export,
-args on one line. One extension: `"min_lengths"` after `"return_type"` for
-a kernel whose loop variable indexes some of its arrays (`extents.py`)."""
+args on one line. Extensions after `"return_type"`, each on one line, for
+an export with pointer parameters (`bounds/`; README, "Metadata"):
+- `"min_lengths"`: {pointer: parameter} for the extents that are one
+  parameter (the field older bindings read), when there is one;
+- `"extents"`: {pointer: text} — the elements each pointer the code touches
+  needs, in the parameters (`"n"`, `"n + 2"`, `"h * w"`, `"max(n, 1)"`);
+- `"extent_terms"`: the same structured: per pointer a list of polynomials
+  (the extent is the largest of them and 0), each a list of
+  `[coefficient, name, name, ...]` terms (`n * n + 2` is `[[1, "n", "n"], [2]]`);
+- `"unchecked"`: {pointer: reason} for the pointers whose extent is not
+  provable, when there is one.
+A pointer in neither `extents` nor `unchecked` is never touched."""
 from __future__ import annotations
 
 import json
 
 from ..syntax import ast as A
-from .extents import min_lengths
+from .bounds import program_bounds
 
 
 def _arg(p: A.Param) -> dict:
@@ -15,9 +25,13 @@ def _arg(p: A.Param) -> dict:
             "cap": p.cap.text if p.cap else None, "count": p.count.text if p.count else None}
 
 
-def metadata_text(library: str, program: A.Program) -> str:
+def metadata_text(library: str, program: A.Program, decisions=None, arch: str | None = None) -> str:
+    """`decisions`/`arch`: the checker's record of each call's callee and the
+    target's `cfg` (`build.metadata` gives both; without them calls are
+    resolved by name and every `cfg` is taken)."""
     exports = [f for f in program.items if isinstance(f, A.Func) and f.export]
     structs = [s for s in program.items if isinstance(s, A.StructDecl)]
+    bounds = program_bounds(program, decisions, arch)
     dump = json.dumps
     lines = ["{", f'  "library": {dump(library)},']
     if exports:
@@ -26,11 +40,16 @@ def metadata_text(library: str, program: A.Program) -> str:
             args = ", ".join(dump(_arg(p)) for p in f.params)
             ret = dump(A.type_text(f.ret)) if f.ret is not None else "null"
             lines += ["    {", f'      "name": {dump(f.name)},', f'      "args": [{args}],']
-            extents = min_lengths(f)
-            if extents:  # extension (README, "Metadata"): arrays provably indexed up to a bound
-                lines += [f'      "return_type": {ret},', f'      "min_lengths": {dump(extents)}']
-            else:
-                lines.append(f'      "return_type": {ret}')
+            fields = [f'      "return_type": {ret}']
+            b = bounds.get(f.name)
+            if b is not None and any(isinstance(p.type, A.PointerType) for p in f.params):
+                if b.min_lengths:
+                    fields.append(f'      "min_lengths": {dump(b.min_lengths)}')
+                fields.append(f'      "extents": {dump({p: e.text() for p, e in b.extents.items()})}')
+                fields.append(f'      "extent_terms": {dump({p: e.to_json() for p, e in b.extents.items()})}')
+                if b.unchecked:
+                    fields.append(f'      "unchecked": {dump(b.unchecked)}')
+            lines.append(",\n".join(fields))
             lines.append("    }" + ("," if k + 1 < len(exports) else ""))
         lines.append("  ],")
     else:

@@ -219,7 +219,9 @@ def built(tmp_path_factory) -> Path:
         # `--lib` writes lib<stem>.so: what `#[link(name = "<stem>")]` and `-l<stem>` look for
         run([str(EA), f"{stem}.ea", "--lib"], tmp)
         bound = run([str(EA), "bind", f"{stem}.ea", "--rust", "--cpp"], tmp)
-        assert bound.stderr == f"wrote {stem}.rs\nwrote {stem}.hpp\n"
+        unchecked = "warning: bins of hist16 (bufs.ea): length not checked (its index depends on data)\n" \
+            if stem == "bufs" else ""
+        assert bound.stderr == f"wrote {stem}.rs\nwrote {stem}.hpp\n{unchecked}"
     (tmp / "main.rs").write_text(MAIN_RS)
     (tmp / "main.cpp").write_text(MAIN_CPP)
     rust = subprocess.Popen(["rustc", "--edition", "2021", "-L", ".", "main.rs", "-o", "main_rs",
@@ -260,8 +262,8 @@ def test_results_match_numpy(outputs, prog, key):
 # Only provable lengths are checked: arrays indexed by the loop variable up to n
 # (`for i in 0..n`, a kernel's `over i in n`) must hold at least n elements.
 MISMATCH = {
-    "add": "b: expected at least 4 elements (n = 4), got 3",
-    "saxpy": "x: expected at least 36 elements (n = 36), got 35",
+    "add": "b: needs at least 4 elements (n), got 3",
+    "saxpy": "x: needs at least 36 elements (n), got 35",
 }
 
 
