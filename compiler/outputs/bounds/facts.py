@@ -37,11 +37,13 @@ class Facts:
         self.atoms: dict[str, Atom] = {}
         self.param_lo: dict[str, int] = {}
         self._numbers = count()
+        self._memo: dict = {}  # (poly, up) -> bounds; cleared when a fact is learnt
 
     def child(self) -> "Facts":
         """Facts for a nested stretch (a loop body, a branch): what it learns stays there."""
         f = Facts.__new__(Facts)
         f.params, f.atoms, f.param_lo, f._numbers = self.params, dict(self.atoms), dict(self.param_lo), self._numbers
+        f._memo = dict(self._memo)  # the child knows all the parent does: its bounds still hold
         return f
 
     def fresh(self, lo=(), hi=(), origin: str | None = None) -> str:
@@ -54,6 +56,12 @@ class Facts:
     def bounds(self, p: Poly, up: bool, depth: int = 0) -> list[Poly]:
         """Upper (`up`) or lower bounds of `p` over the parameters alone (a
         few: one per choice of the ends of the atoms' ranges)."""
+        key = (p, up)
+        if key not in self._memo:
+            self._memo[key] = self._bounds(p, up, depth)
+        return self._memo[key]
+
+    def _bounds(self, p: Poly, up: bool, depth: int) -> list[Poly]:
         atoms = [n for n in p.names() if n in self.atoms]
         if not atoms:
             return [p] if p.names() <= self.params else []
@@ -72,9 +80,11 @@ class Facts:
         found: list[Poly] = []
         for end in (atom.hi if up == grows else atom.lo):
             for b in self.bounds(p.substitute(name, end), up, depth + 1):
-                if b not in found and len(found) < _CHOICES:
+                if b not in found:
                     found.append(b)
-        return found
+            if len(found) >= _CHOICES:
+                break
+        return found[:_CHOICES]
 
     def upper(self, p: Poly) -> Poly | None:
         """The least of the upper bounds of `p` that one is provably below the others, else the first."""
@@ -108,4 +118,6 @@ class Facts:
             c, d = up.terms[(name,)], up.value
             if c > 0:  # c * name + d >= 0
                 least = -(d // c)
-                self.param_lo[name] = max(self.param_lo.get(name, least), least)
+                if least > self.param_lo.get(name, least - 1):
+                    self.param_lo[name] = least
+                    self._memo.clear()
