@@ -93,7 +93,7 @@ def test_kernel_loops_and_their_tails():
         assert one((ROOT / "examples" / f"{stem}.ea").read_text()) == (want, {}), stem
 
 
-def test_a_kernel_without_tail_and_a_step_of_one():
+def test_a_kernel_without_a_tail():
     src = "export kernel k(x: *f32, y: *mut f32) over i in n step 4 {\n" \
           "    store(y, i, load_f32x4(x, i))\n}\n"
     assert one(src) == ({"x": "n", "y": "n"}, {})
@@ -270,6 +270,10 @@ def test_long_chains_do_not_recurse():
     chain = " + ".join(["x[i + 1]"] * 3000)
     src = f"export func f(x: *f32, y: *mut f32, n: i32) {{\n    for i in 0..n {{ y[i] = {chain} }}\n}}\n"
     assert one(src) == ({"x": "n + 1", "y": "n"}, {})
+    guards = " && ".join(["i < n"] * 3000)
+    src = f"export func f(x: *f32, n: i32) -> f32 {{\n    let mut t: f32 = 0.0\n" \
+          f"    for i in 0..n {{ if {guards} {{ t = t + x[i] }} }}\n    return t\n}}\n"
+    assert one(src) == ({"x": "n"}, {})
 
 
 # ---- the intrinsic table, the forms written ------------------------------------------
@@ -316,3 +320,31 @@ def test_metadata_fields():
     assert f["extent_terms"] == {"src": [[[1, "n"], [2]]], "dst": [[[1, "n"]]]}
     assert f["unchecked"] == {"lut": reasons.DATA}
     assert set(g) == {"name", "args", "return_type"}  # no pointer, no extension field
+
+
+def test_bindings_read_the_fields_and_older_files():
+    from ea_compiler.bind.meta import BindError, parse_api
+
+    def export(**fields):
+        args = [{"name": "x", "type": "*f32"}, {"name": "lut", "type": "*f32"}, {"name": "n", "type": "i32"},
+                {"name": "g", "type": "f32"}]
+        return parse_api(json.dumps({"exports": [{"name": "f", "args": args, **fields}]}), "k").exports[0]
+
+    e = export(extents={"x": "n + 2"}, extent_terms={"x": [[[1, "n"], [2]]]}, unchecked={"lut": reasons.DATA})
+    assert {p: x.text() for p, x in e.extents.items()} == {"x": "n + 2"} and e.min_lengths == {}
+    assert e.length_notes() == ["Lengths checked before the call: x >= n + 2",
+                                f"Length not checked: lut ({reasons.DATA})"]
+    old = export(min_lengths={"x": "n"})  # written before `extents`: still checked
+    assert {p: x.text() for p, x in old.extents.items()} == {"x": "n"} and old.min_lengths == {"x": "n"}
+    assert export(unchecked=["lut"]).unchecked == {"lut": "not provable"}
+    for fields, message in [
+            ({"extents": {"x": "n"}}, '"extents" and "extent_terms" must name the same arguments'),
+            ({"extents": {"x": "g"}, "extent_terms": {"x": [[[1, "g"]]]}},
+             "f: the extent of 'x' (g) uses 'g', which is not an integer argument"),
+            ({"extents": {"n": "n"}, "extent_terms": {"n": [[[1, "n"]]]}},
+             "f: the extent of 'n', which is not a pointer argument"),
+            ({"extents": {"x": "n"}, "extent_terms": {"x": [["n"]]}}, '"extent_terms": a term is [coefficient, name, ...]'),
+            ({"unchecked": {"lut": 3}}, '"unchecked" must map argument names to reasons')]:
+        with pytest.raises(BindError) as info:
+            export(**fields)
+        assert str(info.value) == message

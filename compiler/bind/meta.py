@@ -155,17 +155,15 @@ def parse_api(text: str, stem: str) -> Api:
 def _bounds(e: dict, args: list[Arg]) -> tuple[dict[str, Extent], dict[str, str]]:
     """An export's extents (from `extent_terms`, or from `min_lengths` in
     files written before them) and unchecked pointers, validated."""
-    def mapping(key: str, what: str) -> dict:
+    def mapping(key: str, what: str, kind: type = str) -> dict:
         value = e.get(key) or {}
-        if not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+        if not (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, kind) for k, v in value.items())):
             raise BindError(f'"{key}" must map argument names to {what}')
         return value
 
     min_lengths = mapping("min_lengths", "length argument names")
-    if not all(isinstance(v, str) for v in min_lengths.values()):
-        raise BindError('"min_lengths" must map argument names to length argument names')
     if "extents" in e or "extent_terms" in e:
-        texts, terms = mapping("extents", "extent texts"), mapping("extent_terms", "lists of polynomials")
+        texts, terms = mapping("extents", "extent texts"), mapping("extent_terms", "lists of polynomials", list)
         if set(texts) != set(terms):
             raise BindError('"extents" and "extent_terms" must name the same arguments')
         try:
@@ -174,11 +172,9 @@ def _bounds(e: dict, args: list[Arg]) -> tuple[dict[str, Extent], dict[str, str]
             raise BindError(f'"extent_terms": {err}') from None
     else:
         extents = {p: Extent.of_name(b) for p, b in min_lengths.items()}
-    unchecked = e.get("unchecked") or {}
-    if isinstance(unchecked, list):
-        unchecked = {p: "not provable" for p in unchecked}
-    if not (isinstance(unchecked, dict) and all(isinstance(v, str) for v in unchecked.values())):
-        raise BindError('"unchecked" must map argument names to reasons')
+    if isinstance(e.get("unchecked"), list):  # a plain list of names is read too
+        e = {**e, "unchecked": {p: "not provable" for p in e["unchecked"] if isinstance(p, str)}}
+    unchecked = mapping("unchecked", "reasons")
     pointers = {a.name for a in args if a.is_pointer}
     ints = {a.name for a in args if not a.is_pointer and a.type in LENGTH_TYPES | {"i8", "u8", "i16", "u16"}}
     name = e.get("name")

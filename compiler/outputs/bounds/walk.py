@@ -234,8 +234,16 @@ class Walk:
             return self.conditions(cond.operand, not positive, env)
         if not isinstance(cond, A.Binary):
             return []
-        if cond.op == ("&&" if positive else "||"):
-            return self.conditions(cond.left, positive, env) + self.conditions(cond.right, positive, env)
+        both = "&&" if positive else "||"  # each side holds (or fails) on its own
+        if cond.op == both:
+            rights, node = [], cond
+            while isinstance(node, A.Binary) and node.op == both:  # a long chain is walked, not recursed
+                rights.append(node.right)
+                node = A.unparen(node.left)
+            found = self.conditions(node, positive, env)
+            for right in reversed(rights):
+                found += self.conditions(right, positive, env)
+            return found
         op = cond.op if positive else _NEGATED.get(cond.op)
         if op not in ("<", "<=", ">", ">=", "=="):
             return []
