@@ -348,3 +348,23 @@ def test_bindings_read_the_fields_and_older_files():
         with pytest.raises(BindError) as info:
             export(**fields)
         assert str(info.value) == message
+
+
+def test_pointer_variables():
+    alias = "export func f(a: *f32, n: i32) -> f32 {\n    let q: *f32 = a\n    let mut t: f32 = 0.0\n" \
+            "    for i in 0..n { t = t + q[i] }\n    return t\n}\n"
+    assert one(alias) == ({"a": "n"}, {})
+    rebound = """export func f(a: *f32, b: *f32, n: i32) -> f32 {
+    let mut p: *f32 = a
+    let mut t: f32 = 0.0
+    for i in 0..n {
+        t = t + p[i + 1000]
+        p = b
+    }
+    return t
+}
+"""
+    assert one(rebound) == ({}, {"a": reasons.REBOUND, "b": reasons.REBOUND})
+    escape = "func pick(a: *f32, b: *f32) -> *f32 { return a }\n" \
+             "export func f(a: *f32, b: *f32) -> f32 {\n    let p: *f32 = pick(a, b)\n    return p[0]\n}\n"
+    assert one(escape) == ({}, {"a": reasons.ESCAPE})

@@ -24,8 +24,8 @@ from ...syntax import ast as A
 from ...typesys import model as T
 from .facts import Facts
 from .poly import Poly
-from .reasons import (BUDGET, DATA, ESCAPE, NEGATIVE, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR,
-                      size_of)
+from .reasons import (BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS,
+                      VECTOR, size_of)
 
 BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
 
@@ -103,7 +103,11 @@ class Walk:
             env[s.name] = self.bind(s.value, s.ty, env, facts)
         elif isinstance(s, A.Assign):
             if isinstance(s.target, A.Name):
-                env[s.target.name] = self.bind(s.value, s.target.ty, env, facts)
+                state = self.bind(s.value, s.target.ty, env, facts)
+                if isinstance(state, Ref):  # a pointer variable that changes: not followed
+                    self.fail(state, REBOUND)
+                    state = None
+                env[s.target.name] = state
             else:
                 self.visit(s.target, env, facts)
                 self.visit(s.value, env, facts)
@@ -154,7 +158,14 @@ class Walk:
             a, b = then_env.get(name, _MISSING), else_env.get(name, _MISSING)
             if a == b and a is not _MISSING:
                 env[name] = a
-            elif name in counters and isinstance(a, Poly) and isinstance(b, Poly) and isinstance(env.get(name), Poly):
+                continue
+            if {type(a), type(b)} == {Ref, object}:  # a pointer declared on one side only
+                env[name] = a if isinstance(a, Ref) else b
+                continue
+            for state in (a, b):  # a pointer that differs between the branches is not followed
+                if isinstance(state, Ref):
+                    self.fail(state, REBOUND)
+            if name in counters and isinstance(a, Poly) and isinstance(b, Poly) and isinstance(env.get(name), Poly):
                 env[name] = Poly.name(facts.fresh(lo=[env[name]]))  # no smaller than before
             else:
                 env[name] = None
@@ -197,6 +208,8 @@ class Walk:
         assigned, declared, counters = self.written(body)
         for name in assigned | declared:
             state = before.get(name)
+            if isinstance(state, Ref):  # a pointer the loop may rebind is not followed
+                self.fail(state, REBOUND)
             if name in counters and isinstance(state, Poly):
                 env[name] = Poly.name(facts.fresh(lo=[state]))
             else:
