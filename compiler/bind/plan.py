@@ -72,7 +72,9 @@ def prologue(export: Export) -> list[Step]:
         done.add(step.arg.name)
         order.append(step)
     for name, extent in export.extents.items():
-        order.append(Step("check", by_name[name], extent=extent))
+        arg = by_name[name]
+        if not (arg.auto_out and arg.cap.replace(" ", "") == extent.text().replace(" ", "")):  # else: allocated so
+            order.append(Step("check", arg, extent=extent))
     return order
 
 
