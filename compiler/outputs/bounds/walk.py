@@ -80,7 +80,7 @@ class Walk:
             env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
         try:
             self.block(func.body.stmts, env, Facts(ints))
-        except TooLarge:
+        except (TooLarge, RecursionError):  # calls inlined deeper than Python's stack: nothing is claimed
             self.unchecked = {p.name: BUDGET for p in func.params if isinstance(p.ty, T.Pointer)}
         return self.found, self.unchecked
 
