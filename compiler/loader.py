@@ -34,6 +34,9 @@ from .options import Options
 from .version import __version__
 
 CACHE_DIR = "__eacache__"
+# What a cache entry holds beyond the compiler's output, in the key: an entry of an older
+# format (metadata without `extents`, so calls without their length checks) is not reused.
+ENTRY_FORMAT = b"extents-1"
 _LOADED: dict[tuple, "Kernel"] = {}
 
 
@@ -58,12 +61,14 @@ class Kernel:
     """A loaded Eä file: one callable per export."""
 
     def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None,
-                 options: Options | None = None):
+                 options: Options | None = None, unchecked: dict[str, list[str]] | None = None):
         self._stem = stem
         self._source = source
         self._options = options
         self._engine = engine  # keeps the JIT-compiled code alive
         self._names = list(namespace["__all__"])
+        # {function: [pointer arguments whose length the call cannot check]} (their docstrings say why)
+        self._unchecked = {f: list(ps) for f, ps in (unchecked or {}).items() if ps}
         for name in self._names:
             setattr(self, name, namespace[name])
         for name, value in namespace.items():  # struct classes, for dtypes and records
@@ -71,7 +76,8 @@ class Kernel:
                 setattr(self, name, value)
 
     def __repr__(self) -> str:
-        return f"<ea.Kernel '{self._stem}' funcs={self._names}>"
+        unchecked = f" unchecked={self._unchecked}" if self._unchecked else ""
+        return f"<ea.Kernel '{self._stem}' funcs={self._names}{unchecked}>"
 
     def __dir__(self):
         return self._names
@@ -131,7 +137,7 @@ def _entry(path: Path, opts: Options) -> tuple[Path, bytes]:
     source = path.read_bytes()
     cpu, features = cpu_and_features(opts)
     key = hashlib.blake2b(b"\0".join([source, __version__.encode(), repr(opts.key()).encode(),
-                                      cpu.encode(), features.encode()]), digest_size=10).hexdigest()
+                                      cpu.encode(), features.encode(), ENTRY_FORMAT]), digest_size=10).hexdigest()
     return path.parent / CACHE_DIR / f"{cpu}-{__version__}" / f"{path.stem}-{key}", source
 
 
@@ -217,7 +223,8 @@ def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
     from .loader_fast import fast_functions
     fast = fast_functions(api, entry, engine, namespace, LLVM_LOCK,
                           lambda: new_target_machine(dataclasses.replace(opts, opt_level=0)))
-    return Kernel(stem, {**namespace, **fast}, engine, Path(source), opts)
+    return Kernel(stem, {**namespace, **fast}, engine, Path(source), opts,
+                  {e.name: list(e.unchecked) for e in api.exports})
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",

@@ -9,7 +9,8 @@ The entry point checks what the generated binding checks, reading the
 ndarray's public struct (`PyArrayObject_fields`): the exact type ndarray,
 the dtype (the canonical descriptor of its element type), one dimension,
 the C-contiguous, aligned and (for arrays the kernel writes) writeable
-flags, integer ranges and the provable lengths (`min_lengths`). Arguments
+flags, integer ranges and the extents (`extents`: each polynomial computed
+in i64, an overflow taking the slow path). Arguments
 may be positional or named. Whenever a check does not pass, a keyword
 names no parameter or the argument count differs (a keyword-only length
 given explicitly, for one), it calls the generated binding's function
@@ -260,14 +261,11 @@ class _Emitter:
         for a in e.args:
             if a.collapsed_from is not None:
                 values[a.name] = (_SCALARS[a.type], self.length(sizes[a.collapsed_from], a.type))
-        for name, bound in e.min_lengths.items():
-            if name in sizes and bound in values:
-                kind, value = values[bound]
-                wide, enough = self.tmp(), self.tmp()
-                signed = next(a.type for a in e.args if a.name == bound)[0] == "i"
-                self.emit(f"{wide} = {'sext' if signed else 'zext'} {kind} {value} to i64" if kind != "i64"
-                          else f"{wide} = add i64 {value}, 0")
-                self.emit(f"{enough} = icmp {'sge' if signed else 'uge'} i64 {sizes[name]}, {wide}")
+        wide: dict[str, str] = {}
+        for name, extent in e.extents.items():
+            for poly in extent.alternatives:  # size >= each of them (and so their maximum)
+                need, enough = self.polynomial(poly, values, wide), self.tmp()
+                self.emit(f"{enough} = icmp sge i64 {sizes[name]}, {need}")
                 self.check(enough)
         self.release(sizes[next(a.name for a in e.args if a.is_pointer)] if sizes else None)
         ret = _SCALARS[e.ret] if e.ret else "void"
@@ -282,6 +280,43 @@ class _Emitter:
             data = name.encode() + b"\0"
             self.lines.append(f"@__ea_name_{e.name}_{k} = private constant [{len(data)} x i8] c\"{name}\\00\"")
         return self.lines
+
+    def polynomial(self, poly, values: dict[str, tuple[str, str]], wide: dict[str, str]) -> str:
+        """The value of `poly` in i64; an overflow takes the slow path (where
+        Python's integers are exact)."""
+        total = None
+        for monomial, coef in poly.ordered():
+            term = str(coef)
+            for name in monomial:
+                term = self.overflowing("smul", term, self.wide(name, values, wide)) if term != "1" \
+                    else self.wide(name, values, wide)
+            total = term if total is None else self.overflowing("sadd", total, term)
+        return total if total is not None else "0"
+
+    def wide(self, name: str, values: dict[str, tuple[str, str]], cache: dict[str, str]) -> str:
+        """An integer argument as an i64 (a u64 above the i64 range takes the slow path)."""
+        if name not in cache:
+            kind, value = values[name]
+            t = next(a.type for a in self.e.args if a.name == name)
+            if kind == "i64":
+                if t == "u64":
+                    fits = self.tmp()
+                    self.emit(f"{fits} = icmp sge i64 {value}, 0")
+                    self.check(fits)
+                cache[name] = value
+            else:
+                cache[name] = self.tmp()
+                self.emit(f"{cache[name]} = {'sext' if t[0] == 'i' else 'zext'} {kind} {value} to i64")
+        return cache[name]
+
+    def overflowing(self, op: str, a: str, b: str) -> str:
+        pair, flag, fine, result = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+        self.emit(f"{pair} = call {{i64, i1}} @llvm.{op}.with.overflow.i64(i64 {a}, i64 {b})")
+        self.emit(f"{flag} = extractvalue {{i64, i1}} {pair}, 1")
+        self.emit(f"{fine} = xor i1 {flag}, true")
+        self.check(fine)
+        self.emit(f"{result} = extractvalue {{i64, i1}} {pair}, 0")
+        return result
 
     def argument_count(self) -> None:
         """Positional and keyword arguments together are as many as the
@@ -382,7 +417,9 @@ def keyword_helper_ir() -> str:
 def module_ir(exports: list[Export]) -> tuple[str, list[str]]:
     """(IR text, table keys) of the entry points of `exports`, each named
     `__ea_fastcall_<name>`; the text has no process-specific address."""
-    lines = keyword_helper_ir().split("\n")
+    lines = keyword_helper_ir().split("\n") + [
+        "declare {i64, i1} @llvm.smul.with.overflow.i64(i64, i64)",
+        "declare {i64, i1} @llvm.sadd.with.overflow.i64(i64, i64)", ""]
     for e in exports:
         lines += _Emitter(e).function(f"__ea_fastcall_{e.name}")
     return with_table(lines)

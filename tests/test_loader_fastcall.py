@@ -219,7 +219,7 @@ def test_errors_name_the_parameter(kernels):
         saxpy(np.ones(4), f32(4), 1.0)
     with pytest.raises(ValueError, match=r"^y: the kernel writes this array but it is read-only$"):
         saxpy(f32(10), READ_ONLY, 1.0)
-    with pytest.raises(ValueError, match=r"^x: expected at least 10 elements \(n = 10\), got 5$"):
+    with pytest.raises(ValueError, match=r"^x: needs at least 10 elements \(n\), got 5$"):
         saxpy(f32(5), f32(10), 1.0)
     with pytest.raises(TypeError, match=r"missing 1 required positional argument: 'a'"):
         saxpy(f32(5), f32(5))

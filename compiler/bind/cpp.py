@@ -4,15 +4,18 @@
 Beyond the reference output: the header includes everything it uses
 (`<vector>`, `<tuple>`, `<stdexcept>`, `<string>`), defines the structs the
 prototypes use (a struct held by value first), qualifies the call
-(`::ea::f`, so a parameter named like the function cannot hide it), binds every collapsed length to a local of its own name before
-a `cap` uses it, and throws `std::invalid_argument` (naming the parameter)
-when a span the kernel indexes by its loop variable (metadata `min_lengths`)
-is shorter than the kernel's bound. Compiled below C++20 it stops with an
-`#error` naming `-std=c++20`. `bool` outputs are
-returned as `std::vector<uint8_t>` (`std::vector<bool>` has no `data()`)."""
+(`::ea::f`, so a parameter named like the function cannot hide it), binds
+every collapsed length to a local of its own name before a `cap` uses it,
+and throws `std::invalid_argument` (naming the parameter and the length it
+needs) when a span is shorter than its proven extent (metadata `extents`,
+computed in 64 bits with overflow checks); a span whose extent is not
+provable is named in the overload's documentation. Compiled below C++20 it
+stops with an `#error` naming `-std=c++20`. `bool` outputs are returned as
+`std::vector<uint8_t>` (`std::vector<bool>` has no `data()`)."""
 from __future__ import annotations
 
 from ..outputs.c_types import C_SCALARS
+from ..outputs.bounds.poly import Extent, Poly
 from .meta import Api, Arg, Export, Struct
 from .plan import cap_expr, prologue_lines
 
@@ -84,6 +87,7 @@ def _overload(e: Export, types: _Types) -> list[str]:
     ret = types.ret(e)
     lines = [f"/// @brief {e.name}({params})",
              f"/// @note C signature: {e.name}({_raw_params(e, types)}) -> {types.c(e.ret) if e.ret else 'void'}",
+             *(f"/// @note {note}" for note in e.length_notes()),
              f"{'[[nodiscard]] ' if ret != 'void' else ''}inline {ret} {ident(e.name)}({params}) {{"]
     def length(a: Arg, src: Arg) -> list[str]:
         c = types.c(a.type)
@@ -92,13 +96,10 @@ def _overload(e: Export, types: _Types) -> list[str]:
     def alloc(a: Arg) -> list[str]:
         return [f"{types.vector(a)} {ident(a.name)}({_size(cap_expr(a.cap, ident))});"]
 
-    def check(a: Arg, bound: Arg) -> list[str]:
-        n = ident(bound.name)
-        return [f"if (std::cmp_less({ident(a.name)}.size(), {n})) {{",
-                f'    throw std::invalid_argument("{a.name}: expected at least " + std::to_string({n}) + '
-                f'" elements ({bound.name} = " + std::to_string({n}) + "), got " + '
-                f'std::to_string({ident(a.name)}.size()));',
-                "}"]
+    def check(a: Arg, extent: Extent) -> list[str]:
+        polys = ", ".join(_poly(p) for p in extent.alternatives)
+        cap = _escape(a.cap) if a.auto_out else ""
+        return [f'::ea::detail::check("{a.name}", {ident(a.name)}.size(), {{{polys}}}, "{extent.text()}", "{cap}");']
 
     body = prologue_lines(e, length, alloc, check)
     call_args = []
@@ -116,6 +117,91 @@ def _overload(e: Export, types: _Types) -> list[str]:
     else:
         body.append(f"return {call};" if e.ret else f"{call};")
     return lines + [f"    {b}" for b in body] + ["}", ""]
+
+
+def _poly(p: Poly) -> str:
+    """A polynomial of the parameters in 64 bits (nullopt on overflow)."""
+    def term(m: tuple[str, ...], c: int) -> str:
+        if not m:
+            return f"::ea::detail::Wide({c})"
+        if c == 1 and len(m) == 1:
+            return f"::ea::detail::wide({ident(m[0])})"
+        return f"::ea::detail::term({c}, {{{', '.join(f'::ea::detail::wide({ident(n)})' for n in m)}}})"
+
+    terms = [term(m, c) for m, c in p.ordered()]
+    return terms[0] if len(terms) == 1 else f"::ea::detail::sum({{{', '.join(terms)}}})"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+# The extent checks' helpers (outputs/bounds: the elements each span needs), when an overload checks one.
+_CHECKS = """\
+#ifndef EA_BIND_DETAIL_CHECKS_1  // one definition when several generated headers are included
+#define EA_BIND_DETAIL_CHECKS_1
+namespace detail {
+
+// Extents in 64 bits: nullopt where a value does not fit.
+using Wide = std::optional<long long>;
+
+template <class T> Wide wide(T v) {
+    if constexpr (std::is_unsigned_v<T>) {
+        if (v > static_cast<unsigned long long>(LLONG_MAX)) return std::nullopt;
+    }
+    return static_cast<long long>(v);
+}
+
+inline Wide term(long long coef, std::initializer_list<Wide> factors) {
+    long long acc = coef;
+    for (const Wide& f : factors) {
+        if (!f) return std::nullopt;
+        const long long b = *f;
+        const bool over = acc > 0 ? (b > 0 ? acc > LLONG_MAX / b : b < LLONG_MIN / acc)
+                                  : (b > 0 ? acc < LLONG_MIN / b : acc != 0 && b < LLONG_MAX / acc);
+        if (over) return std::nullopt;
+        acc *= b;
+    }
+    return acc;
+}
+
+inline Wide sum(std::initializer_list<Wide> terms) {
+    long long acc = 0;
+    for (const Wide& t : terms) {
+        if (!t || (*t > 0 && acc > LLONG_MAX - *t) || (*t < 0 && acc < LLONG_MIN - *t)) return std::nullopt;
+        acc += *t;
+    }
+    return acc;
+}
+
+// Throws unless `size` elements are at least every polynomial of the extent `text`
+// (`cap`: the cap an overload allocated the vector with, or "").
+inline void check(const char* name, std::size_t size, std::initializer_list<Wide> polys, const char* text,
+                  const char* cap) {
+    long long need = 0;
+    for (const Wide& p : polys) {
+        if (!p) {
+            throw std::invalid_argument(std::string(name) + ": needs more elements (" + text +
+                                        ") than 64 bits count, got " + std::to_string(size));
+        }
+        need = std::max(need, *p);
+    }
+    if (std::cmp_less(size, need)) {
+        const std::string count = std::to_string(need);
+        const std::string what = count + (need == 1 ? " element" : " elements") +
+                                 (count == text ? std::string() : std::string(" (") + text + ")");
+        if (*cap) {
+            throw std::invalid_argument(std::string(name) + ": the kernel may write " + what + " but its cap (" +
+                                        cap + ") allocates " + std::to_string(size));
+        }
+        throw std::invalid_argument(std::string(name) + ": needs at least " + what + ", got " +
+                                    std::to_string(size));
+    }
+}
+
+}  // namespace detail
+#endif
+"""
 
 
 def _base(t: str) -> str:
@@ -151,8 +237,10 @@ def generate(api: Api, source: str) -> dict[str, str]:
            "#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L",
            f'#error "{api.stem}.hpp needs C++20 (std::span): compile with -std=c++20 or newer"',
            "#else  // the rest only under C++20, so the #error is the only message", ""]
-    headers = ("cstddef", "cstdint", "span", "stdexcept", "string", "tuple", "utility", "vector")
-    out += [f"#include <{h}>" for h in headers]
+    checks = any(e.extents for e in api.exports)
+    headers = ("cstddef", "cstdint", "span", "stdexcept", "string", "tuple", "utility", "vector") + \
+        (("algorithm", "climits", "initializer_list", "optional", "type_traits") if checks else ())
+    out += [f"#include <{h}>" for h in sorted(headers)]
     out += ["", "namespace ea {", ""]
     ordered = _by_dependency(api.structs)
     if any(Arg("", t).is_pointer and _base(t) in types.structs for s in ordered for _, t in s.fields):
@@ -165,6 +253,8 @@ def generate(api: Api, source: str) -> dict[str, str]:
     for e in api.exports:
         out.append(f"{types.c(e.ret) if e.ret else 'void'} {ident(e.name)}({_raw_params(e, types)});")
     out += ["}", ""]
+    if checks:
+        out.append(_CHECKS)
     for e in api.exports:
         if any(a.is_pointer for a in e.args):
             out += _overload(e, types)

@@ -1,6 +1,9 @@
 """`.ea.json` metadata (TOOLCHAIN.md §3) and the rules every binding
 generator shares (§4.1): pointer detection, length collapsing, outputs
-allocated from their `cap`. Generators turn an `Api` into text."""
+allocated from their `cap`, the extents checked before a call and the
+pointers left unchecked (the extension fields `extents`, `extent_terms`,
+`unchecked`; `min_lengths` alone in older files). Generators turn an `Api`
+into text."""
 from __future__ import annotations
 
 import json
@@ -8,6 +11,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..outputs.bounds.poly import Extent
 
 LENGTH_NAMES = frozenset({"n", "len", "length", "count", "size", "num"})
 LENGTH_TYPES = frozenset({"i32", "i64", "u32", "u64"})
@@ -71,7 +76,12 @@ class Export:
     args: list[Arg]
     ret: str | None
     # extension: pointer -> the length parameter it provably has at least as many elements as
+    # (the extents that are one parameter)
     min_lengths: dict[str, str] = field(default_factory=dict)
+    # extension: pointer -> the elements the code may touch, checked before every call
+    extents: dict[str, Extent] = field(default_factory=dict)
+    # extension: pointer -> why its extent is not provable (the call does not check it)
+    unchecked: dict[str, str] = field(default_factory=dict)
     parallel: Parallel | None = None  # extension: the export may be split
 
     @property
@@ -86,6 +96,15 @@ class Export:
         """The Eä signature, for docstrings: `f(a: *f32, n: i32) -> f32`."""
         params = ", ".join(f"{a.name}: {a.type}" for a in self.args)
         return f"{self.name}({params}) -> {self.ret or 'void'}"
+
+    def length_notes(self) -> list[str]:
+        """What the wrapper checks and does not, for docstrings (one line each)."""
+        notes = []
+        if self.extents:
+            notes.append("Lengths checked before the call: " +
+                         ", ".join(f"{p} >= {e.text()}" for p, e in self.extents.items()))
+        notes += [f"Length not checked: {p} ({why})" for p, why in self.unchecked.items()]
+        return notes
 
 
 @dataclass
@@ -137,11 +156,10 @@ def parse_api(text: str, stem: str) -> Api:
             if "name" not in a or "type" not in a:
                 raise BindError('missing "name" in arg' if "name" not in a else 'missing "type" in arg')
             args.append(Arg(a["name"], a["type"], a.get("direction", "in") == "out", a.get("cap"), a.get("count")))
-        extents = e.get("min_lengths") or {}
-        if not (isinstance(extents, dict) and all(isinstance(v, str) for v in extents.values())):
-            raise BindError('"min_lengths" must map argument names to length argument names')
-        collapse(args, extents)
-        exports.append(Export(e["name"], args, e.get("return_type"), extents,
+        extents, unchecked = _bounds(e, args)
+        min_lengths = {p: x.bare_name for p, x in extents.items() if x.bare_name is not None}
+        collapse(args, min_lengths)
+        exports.append(Export(e["name"], args, e.get("return_type"), min_lengths, extents, unchecked,
                               _parallel(e.get("parallel"), args, e.get("return_type"))))
     structs = [Struct(s["name"], [(f["name"], f["type"]) for f in s.get("fields", [])])
                for s in data.get("structs", [])]
@@ -170,6 +188,42 @@ def _parallel(data, args: list[Arg], ret: str | None) -> Parallel | None:
         if not (name in by_name and by_name[name].is_pointer):
             raise BindError(f'"parallel": split \'{name}\' is not a pointer argument')
     return plan
+
+
+def _bounds(e: dict, args: list[Arg]) -> tuple[dict[str, Extent], dict[str, str]]:
+    """An export's extents (from `extent_terms`, or from `min_lengths` in
+    files written before them) and unchecked pointers, validated."""
+    def mapping(key: str, what: str, kind: type = str) -> dict:
+        value = e.get(key) or {}
+        if not (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, kind) for k, v in value.items())):
+            raise BindError(f'"{key}" must map argument names to {what}')
+        return value
+
+    min_lengths = mapping("min_lengths", "length argument names")
+    if "extents" in e or "extent_terms" in e:
+        texts, terms = mapping("extents", "extent texts"), mapping("extent_terms", "lists of polynomials", list)
+        if set(texts) != set(terms):
+            raise BindError('"extents" and "extent_terms" must name the same arguments')
+        try:
+            extents = {p: Extent.from_json(t) for p, t in terms.items()}
+        except ValueError as err:
+            raise BindError(f'"extent_terms": {err}') from None
+    else:
+        extents = {p: Extent.of_name(b) for p, b in min_lengths.items()}
+    if isinstance(e.get("unchecked"), list):  # a plain list of names is read too
+        e = {**e, "unchecked": {p: "not provable" for p in e["unchecked"] if isinstance(p, str)}}
+    unchecked = mapping("unchecked", "reasons")
+    pointers = {a.name for a in args if a.is_pointer}
+    ints = {a.name for a in args if not a.is_pointer and a.type in LENGTH_TYPES | {"i8", "u8", "i16", "u16"}}
+    name = e.get("name")
+    for p, extent in extents.items():
+        if p not in pointers:
+            raise BindError(f"{name}: the extent of '{p}', which is not a pointer argument")
+        if not extent.names() <= ints:
+            other = sorted(extent.names() - ints)[0]
+            raise BindError(f"{name}: the extent of '{p}' ({extent.text()}) uses '{other}', "
+                            "which is not an integer argument")
+    return extents, {p: why for p, why in unchecked.items() if p in pointers}
 
 
 def read_api(source: str) -> Api:

@@ -1,18 +1,20 @@
 """The statements every wrapper runs before calling the kernel, in an order
 where each name exists before a `cap` expression uses it: collapsed lengths,
-allocated outputs, then the length checks that are provable (metadata
-`min_lengths`: arrays a kernel indexes by its loop variable up to its bound).
-Shared by the Python, PyTorch, Rust and C++ generators, with the cap
-expressions' names and the source constants they use.
+allocated outputs, then the length checks: every pointer with a proven
+extent (metadata `extents`, `outputs/bounds/`) must have at least that many
+elements — an allocated output too, whose cap might be smaller. Shared by
+the Python, PyTorch, Rust and C++ generators, with the cap expressions'
+names and the source constants they use.
 
-No other length is checked: beside its indexed arrays a kernel may take a
-table or a `k * k` matrix of any length (the reference's loader accepts
-such calls; so do we)."""
+A pointer whose extent is not provable (`unchecked`) is not checked: the
+generators say so in their documentation and `ea bind` warns.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from ..outputs.bounds.poly import Extent
 from .meta import Api, Arg, BindError, Export
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
@@ -23,10 +25,11 @@ class Step:
     """One statement before the call: bind a collapsed length (`kind ==
     "length"`, filled from the element count of `source`), allocate an
     auto-output (`kind == "alloc"`), or check that the array `arg` has at
-    least `source` elements, `source` being the kernel's bound (`kind == "check"`)."""
+    least `extent` elements (`kind == "check"`)."""
     kind: str
     arg: Arg
     source: Arg | None = None
+    extent: Extent | None = None
 
 
 def cap_names(cap: str) -> set[str]:
@@ -38,7 +41,7 @@ def prologue(export: Export) -> list[Step]:
     """Lengths, length checks and allocations in an order where every name is
     bound before a `cap` uses it: lengths read from caller-supplied pointers
     first, then each output followed by the lengths read from it; the
-    provable length checks last, when every length is bound."""
+    length checks last, when every length is bound."""
     args = export.args
     by_name = {a.name: a for a in args}
     steps = {}
@@ -68,16 +71,18 @@ def prologue(export: Export) -> list[Step]:
         pending.remove(step)
         done.add(step.arg.name)
         order.append(step)
-    for name, bound in export.min_lengths.items():
-        if name in by_name and bound in by_name:
-            order.append(Step("check", by_name[name], by_name[bound]))
+    for name, extent in export.extents.items():
+        arg = by_name[name]
+        if not (arg.auto_out and arg.cap.replace(" ", "") == extent.text().replace(" ", "")):  # else: allocated so
+            order.append(Step("check", arg, extent=extent))
     return order
 
 
 def prologue_lines(export: Export, length, alloc, check) -> list[str]:
     """The prologue in a generator's words: `length(arg, source)` binds a
     collapsed length read from `source`, `alloc(arg)` allocates an output,
-    `check(arg, bound)` checks a provable length; each returns its lines."""
+    `check(arg, extent)` checks that `arg` has at least `extent` elements;
+    each returns its lines."""
     lines: list[str] = []
     for step in prologue(export):
         if step.kind == "length":
@@ -85,8 +90,16 @@ def prologue_lines(export: Export, length, alloc, check) -> list[str]:
         elif step.kind == "alloc":
             lines += alloc(step.arg)
         else:
-            lines += check(step.arg, step.source)
+            lines += check(step.arg, step.extent)
     return lines
+
+
+def extent_expr(extent: Extent, rename, maximum: str = "max") -> str:
+    """The extent as an expression of the parameters spelled by `rename`
+    (`n * n + 2`; several: `maximum(n, 1)`), in the syntax Python and the
+    canonical text share."""
+    polys = [cap_expr(p.text(), rename) for p in extent.alternatives]
+    return polys[0] if len(polys) == 1 else f"{maximum}({', '.join(polys)})"
 
 
 def cap_expr(cap: str, rename) -> str:

@@ -13,7 +13,7 @@ import keyword
 from . import library
 from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion
 from .meta import NUMPY_DTYPES, Api, Arg, Export
-from .plan import cap_constants, cap_expr, prologue_lines
+from .plan import cap_constants, cap_expr, extent_expr, prologue_lines
 
 LANGUAGE = "Python"
 
@@ -35,9 +35,15 @@ def _array(a, name, dtype, writes):
         raise ValueError(f"{name}: the kernel writes this array but it is read-only")
 
 
-def _too_short(a, name, n, bound):
-    """The kernel indexes `a` by its loop variable up to `bound`: shorter is out of bounds."""
-    raise ValueError(f"{name}: expected at least {n} elements ({bound} = {n}), got {a.size}")
+def _too_short(a, name, need, extent, cap=None):
+    """The code may touch `need` elements of `a` (`extent`): shorter is out of bounds."""
+    what = f"{need} element{'' if need == 1 else 's'}" + ("" if extent == str(need) else f" ({extent})")
+    if cap is not None:
+        raise ValueError(f"{name}: the kernel may write {what} but its cap ({cap}) allocates {a.size}")
+    raise ValueError(f"{name}: needs at least {what}, got {a.size}")
+
+
+_max = max  # for extents: a parameter may be called `max`
 
 
 def _empty(count, dtype):
@@ -172,10 +178,11 @@ def _checks(e: Export, structs: set[str]) -> list[str]:
     def alloc(a: Arg) -> list[str]:
         return [f"    {py(a.name)} = _empty({_cap(cap_expr(a.cap, py))}, {_dtype(a)})"]
 
-    def check(a: Arg, bound: Arg) -> list[str]:
-        n = py(bound.name)
-        return [f"    if {py(a.name)}.size < {n}:",  # inline: a call per array costs ~0.1 µs
-                f"        _too_short({py(a.name)}, {a.name!r}, {n}, {bound.name!r})"]
+    def check(a: Arg, extent) -> list[str]:
+        need = extent_expr(extent, py, "_max")
+        cap = f", cap={a.cap!r}" if a.auto_out else ""
+        return [f"    if {py(a.name)}.size < {need}:",  # inline: a call per array costs ~0.1 µs
+                f"        _too_short({py(a.name)}, {a.name!r}, {need}, {extent.text()!r}{cap})"]
 
     return lines + prologue_lines(e, length, alloc, check)
 
@@ -208,7 +215,8 @@ def _export(e: Export, structs: set[str]) -> list[str]:
     restype = _ctype(e.ret, structs) if e.ret else "None"
     lines = [f"{_lib_fn(e.name)}.argtypes = [{argtypes}]", f"{_lib_fn(e.name)}.restype = {restype}", "", "",
              f"def {py(e.name)}({params}) -> {ret_ann}:",
-             f'    """{e.name}({doc_params}) -> {doc_ret}', "", f"    C signature: {e.signature()}", '    """']
+             f'    """{e.name}({doc_params}) -> {doc_ret}', "", f"    C signature: {e.signature()}",
+             *(f"    {note}" for note in e.length_notes()), '    """']
     lines += _checks(e, structs)
     call = f"{_lib_fn(e.name)}({', '.join(_call_args(e, structs))})"
     if outs:

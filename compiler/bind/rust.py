@@ -9,10 +9,11 @@ Departures from the reference output, where it does not work:
   "+verbatim")]`, the linker's `-l:k.so`), not by the §4.3 link stem: `ea
   k.ea --lib` writes `k.so`, which `-lk` (`libk.so`) does not find;
 - every collapsed length is first bound to a local of its own name, so `cap`
-  expressions may use it (§4.1 note), and a slice the kernel indexes by its
-  loop variable up to its bound (metadata `min_lengths`) must be at least
-  that long (else a panic naming the parameter) — the kernel would read or
-  write past it.
+  expressions may use it (§4.1 note), and a slice with a proven extent
+  (metadata `extents`) must have at least that many elements, computed in
+  i128 with overflow checks (else a panic naming the parameter and the
+  length it needs) — the kernel would read or write past it; a slice whose
+  extent is not provable is named in the wrapper's documentation.
 
 The order of those locals, checks and allocations is `plan.py`'s, shared by
 every generator."""
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ..outputs.bounds.poly import Extent, Poly
 from .meta import SCALARS, Api, Arg, Export, Struct
 from .plan import cap_expr, prologue_lines
 
@@ -120,6 +122,7 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
     ret = types.ret(e)
     arrow = f" -> {ret}" if ret else ""
     lines = [f"/// {e.name}({params}){arrow}", "///", f"/// C signature: `{e.signature()}`"]
+    lines += [f"/// {note}" for note in e.length_notes()]
     if ret:
         lines.append("#[must_use]")
     lines.append(f"pub fn {ident(e.name)}({params}){arrow} {{")
@@ -130,11 +133,10 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
         fill, size = _fill(a.pointee, default, types.structs), _usize(cap_expr(a.cap, ident))
         return [f"let mut {ident(a.name)}: Vec<{types.rust(a.pointee)}> = vec![{fill}; {size}];"]
 
-    def check(a: Arg, bound: Arg) -> list[str]:
-        # `as i128` holds every length type and every usize: no wrap-around either way
-        n = ident(bound.name)
-        return [f'assert!({ident(a.name)}.len() as i128 >= {n} as i128, "{a.name}: expected at least {{}} '
-                f'elements ({bound.name} = {{}}), got {{}}", {n}, {n}, {ident(a.name)}.len());']
+    def check(a: Arg, extent: Extent) -> list[str]:
+        polys = ", ".join(_poly(p) for p in extent.alternatives)
+        cap = _escape(a.cap) if a.auto_out else ""
+        return [f'__ea_check("{a.name}", {ident(a.name)}.len(), &[{polys}], "{extent.text()}", "{cap}");']
 
     body = prologue_lines(e, length, alloc, check)
     call_args = []
@@ -154,6 +156,53 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
     return lines + [f"    {b}" for b in body] + ["}", ""]
 
 
+def _poly(p: Poly) -> str:
+    """A polynomial of the parameters in i128, None if it overflows (`as i128` holds every integer type)."""
+    def term(m: tuple[str, ...], c: int) -> str:
+        if not m:
+            return f"Some({c})"
+        if c == 1 and len(m) == 1:
+            return f"Some({ident(m[0])} as i128)"
+        return f"__ea_term({c}, &[{', '.join(f'{ident(n)} as i128' for n in m)}])"
+
+    terms = [term(m, c) for m, c in p.ordered()]
+    return terms[0] if len(terms) == 1 else f"__ea_sum(&[{', '.join(terms)}])"
+
+
+# The extent checks' helpers (outputs/bounds: the elements each slice needs), when a wrapper checks one.
+_CHECKS = """\
+/// One term of an extent: `coef` times the factors; None on overflow.
+fn __ea_term(coef: i128, factors: &[i128]) -> Option<i128> {
+    factors.iter().try_fold(coef, |acc, &f| acc.checked_mul(f))
+}
+
+/// A polynomial: the sum of its terms; None on overflow.
+fn __ea_sum(terms: &[Option<i128>]) -> Option<i128> {
+    terms.iter().try_fold(0i128, |acc, &t| acc.checked_add(t?))
+}
+
+/// Panics unless `len` elements are at least every polynomial of the extent `text`
+/// (`cap`: the cap a wrapper allocated the slice with, or "").
+fn __ea_check(name: &str, len: usize, polys: &[Option<i128>], text: &str, cap: &str) {
+    let mut need: i128 = 0;
+    for p in polys {
+        match p {
+            Some(v) => need = need.max(*v),
+            None => panic!("{}: needs more elements ({}) than an i128 counts, got {}", name, text, len),
+        }
+    }
+    if (len as i128) < need {
+        let what = format!("{} element{}{}", need, if need == 1 { "" } else { "s" },
+                           if text == need.to_string() { String::new() } else { format!(" ({})", text) });
+        if cap.is_empty() {
+            panic!("{}: needs at least {}, got {}", name, what, len);
+        }
+        panic!("{}: the kernel may write {} but its cap ({}) allocates {}", name, what, cap, len);
+    }
+}
+"""
+
+
 def generate(api: Api, source: str) -> dict[str, str]:
     types = _Types(api.structs)
     default = _defaultable(api.structs)
@@ -168,6 +217,8 @@ def generate(api: Api, source: str) -> dict[str, str]:
         ret = f" -> {types.rust(e.ret, ffi=True)}" if e.ret else ""
         out.append(f"        pub fn {ident(e.name)}({params}){ret};")
     out += ["    }", "}", ""]
+    if any(e.extents for e in api.exports):
+        out.append(_CHECKS)
     for e in api.exports:
         out += _wrapper(e, types, default)
     return {f"{api.stem}.rs": "\n".join(out).rstrip("\n") + "\n"}

@@ -2,8 +2,9 @@
 
 Per export a forward-only `torch.autograd.Function` and a wrapper calling
 its `apply`. Unlike the reference generator, tensors are checked, never
-converted: type, device (CPU), dtype, 1-D, contiguity and the provable
-lengths (metadata `min_lengths`), with errors naming the parameter.
+converted: type, device (CPU), dtype, 1-D, contiguity and the extents
+(metadata `extents`: the elements each tensor needs), with errors naming
+the parameter; the docstring names the tensors whose extent is not provable.
 Collapsed lengths are bound to locals before `cap` expressions use them and
 may be given by keyword; constants a `cap` uses are defined. A mutable
 tensor argument is written in place, as the NumPy binding writes its
@@ -16,7 +17,7 @@ import keyword
 from . import library
 from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion
 from .meta import Api, Arg, Export
-from .plan import cap_constants, cap_expr, prologue_lines
+from .plan import cap_constants, cap_expr, extent_expr, prologue_lines
 
 LANGUAGE = "PyTorch"
 
@@ -27,7 +28,7 @@ TORCH_DTYPES = {"i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i
 RESERVED = frozenset({"ctx", "int", "float", "bool", "isinstance", "type", "tuple", "getattr",
                       "_ct", "_op", "_os", "_torch", "_Path", "_HERE", "_lib", "_tensor", "_structs",
                       "_at_least", "_empty", "_length", "_int", "_ptr", "_result", "_load_library",
-                      "_require"})
+                      "_require", "_max"})
 
 _RUNTIME = '''
 
@@ -54,10 +55,16 @@ def _structs(t, name, struct):
     return t.numel() * t.element_size() // size
 
 
-def _at_least(count, name, n, bound):
-    """The kernel indexes the tensor by its loop variable up to `bound`: shorter is out of bounds."""
-    if count < n:
-        raise ValueError(f"{name}: expected at least {n} elements ({bound} = {n}), got {count}")
+def _at_least(count, name, need, extent, cap=None):
+    """The code may touch `need` elements of the tensor (`extent`): shorter is out of bounds."""
+    if count < need:
+        what = f"{need} element{'' if need == 1 else 's'}" + ("" if extent == str(need) else f" ({extent})")
+        if cap is not None:
+            raise ValueError(f"{name}: the kernel may write {what} but its cap ({cap}) allocates {count}")
+        raise ValueError(f"{name}: needs at least {what}, got {count}")
+
+
+_max = max  # for extents: a parameter may be called `max`
 
 
 def _empty(shape, dtype):
@@ -209,7 +216,7 @@ class _Gen:
         doc_params = ", ".join(f"{a.name}: {self.doc_type(a)}" for a in e.visible)
         lines += [f"def {_py(e.name)}({sig}) -> {ann}:",
                   f'    """{e.name}({doc_params}) -> {doc_ret}', "",
-                  f"    C signature: {e.signature()}", '    """',
+                  f"    C signature: {e.signature()}", *(f"    {note}" for note in e.length_notes()), '    """',
                   f"    return {cls}.apply({params})"]
         return lines
 
@@ -258,8 +265,10 @@ class _Gen:
         def alloc(a: Arg) -> list[str]:
             return [f"{_py(a.name)} = {self.allocation(a, e)}"]
 
-        def check(a: Arg, bound: Arg) -> list[str]:
-            return [f'_at_least({counts[a.name]}, "{a.name}", {_py(bound.name)}, "{bound.name}")']
+        def check(a: Arg, extent) -> list[str]:
+            cap = f", cap={a.cap!r}" if a.auto_out else ""
+            return [f'_at_least({counts[a.name]}, "{a.name}", {extent_expr(extent, _py, "_max")}, '
+                    f'{extent.text()!r}{cap})']
 
         lines += prologue_lines(e, length, alloc, check)  # every name bound before a cap uses it
         written = [_py(a.name) for a in e.args if a.is_pointer and a.mutable and a.visible]

@@ -77,4 +77,7 @@ def _bind_one(source: str, flags: list[str]) -> bool:
         for name, text in files.items():
             Path(name).write_text(text)
             print(f"wrote {name}", file=sys.stderr)
+    for e in api.exports if api is not None else []:  # once per source, whatever the languages
+        for name, why in e.unchecked.items():
+            print(f"warning: {name} of {e.name} ({Path(source).name}): length not checked ({why})", file=sys.stderr)
     return True

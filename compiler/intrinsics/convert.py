@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..typesys import model as T
-from .table import Intrinsic, declare_fixed, declare_typed, x86_only
+from .table import Intrinsic, Memory, declare_fixed, declare_typed, x86_only
 
 FAMILY = "conversion"
 
@@ -47,7 +47,7 @@ def _ptr_as(elem: str) -> Intrinsic:
 
     return Intrinsic(name, ("ptr",), (f"(*T) -> *{elem}", f"(*mut T) -> *mut {elem}"),
                      f"Reinterpret the pointee as {elem}; offsets then count {elem} elements.", rule,
-                     FAMILY, "v1.11")
+                     FAMILY, "v1.11", memory=Memory("view"))
 
 
 def _widen_float(sign: str, lanes: int, first: int = 0) -> Intrinsic:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .memory import check_writable, pointee_scalar
-from .table import Intrinsic, check_arity
+from .table import Intrinsic, Memory, check_arity
 
 FAMILY = "gather/scatter"
 
@@ -63,8 +63,9 @@ def _scatter_target(c, result):
 
 INTRINSICS = [
     Intrinsic("gather", ("ptr", "indices"), ("(*T, i32xN) -> TxN",),
-              "r[k] = ptr[indices[k]] (x86 vgather).", _gather, FAMILY, "CORE (v1.0)", _gather_target),
+              "r[k] = ptr[indices[k]] (x86 vgather).", _gather, FAMILY, "CORE (v1.0)", _gather_target,
+              memory=Memory("indices", index=1)),
     Intrinsic("scatter", ("ptr", "indices", "vector"), ("(*mut T, i32xN, TxN) -> void",),
               "ptr[indices[k]] = vector[k] (x86 with --avx512).", _scatter, FAMILY, "CORE (v1.0)",
-              _scatter_target),
+              _scatter_target, memory=Memory("indices", index=1)),
 ]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .memory import check_index, check_writable, pointee_scalar
-from .table import Intrinsic, check_arity
+from .table import Intrinsic, Memory, check_arity
 
 FAMILY = "masked memory"
 
@@ -39,7 +39,8 @@ def _store_masked(c) -> T.Type:
 INTRINSICS = [
     Intrinsic("load_masked", ("ptr", "index", "count"), ("(*T, int, int) -> TxN",),
               "Load lanes k < count from ptr[index+k]; other lanes are 0 and never touch memory.",
-              _load_masked, FAMILY, "CORE (v1.0)"),
+              _load_masked, FAMILY, "CORE (v1.0)", memory=Memory("touch", index=1, count=2)),
     Intrinsic("store_masked", ("ptr", "index", "vector", "count"), ("(*mut T, int, TxN, int) -> void",),
-              "Store only lanes k < count to ptr[index+k].", _store_masked, FAMILY, "CORE (v1.0)"),
+              "Store only lanes k < count to ptr[index+k].", _store_masked, FAMILY, "CORE (v1.0)",
+              memory=Memory("touch", index=1, lanes=2, count=3)),
 ]

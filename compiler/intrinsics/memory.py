@@ -4,9 +4,10 @@ from __future__ import annotations
 import re
 
 from ..typesys import model as T
-from .table import Intrinsic, check_arity
+from .table import Intrinsic, Memory, check_arity
 
 FAMILY = "memory"
+LOAD = Memory("touch", index=1)  # the lanes of its result
 _LOAD_WIDTH = re.compile(r"^load_(f32|f16|f64|i32|i16|i8|u8)x([0-9]+)$")
 
 
@@ -92,9 +93,10 @@ def _println(c) -> T.Type:
 INTRINSICS = [
     Intrinsic("load", ("ptr", "index"), ("(*T, int) -> TxN",),
               "Load N consecutive elements from ptr[index]; N comes from the expected type (default 4).",
-              _load_rule(None), FAMILY, "CORE (v0.1)"),
+              _load_rule(None), FAMILY, "CORE (v0.1)", memory=LOAD),
     Intrinsic("store", ("ptr", "index", "vector"), ("(*mut T, int, TxN) -> void",),
-              "Store the vector's lanes to ptr[index .. index+N).", _store, FAMILY, "CORE (v0.1)"),
+              "Store the vector's lanes to ptr[index .. index+N).", _store, FAMILY, "CORE (v0.1)",
+              memory=Memory("touch", index=1, lanes=2)),
     Intrinsic("println", ("value",), ("(numeric scalar) -> void", "(string literal) -> void"),
               "Debug print of one value through printf, with a newline.", _println, FAMILY, "CORE (v0.1)"),
 ]
@@ -110,4 +112,4 @@ def load_width(name: str) -> Intrinsic | None:
         return None
     return Intrinsic(name, ("ptr", "index"), (f"(*{elem}, int) -> {elem}x{lanes}",),
                      f"Load {lanes} consecutive {elem} elements from ptr[index].",
-                     _load_rule(lanes, name), FAMILY, "v1.8")
+                     _load_rule(lanes, name), FAMILY, "v1.8", memory=LOAD)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ..typesys import model as T
 from .memory import check_index, check_writable
-from .table import Intrinsic, check_arity
+from .table import Intrinsic, Memory, check_arity
 
 FAMILY = "prefetch"
+HINT = Memory("hint", index=1)
 STREAM_FAMILY = "streaming stores and fences"
 
 # Scalar streaming stores (v1.15) exist for integer types only (movnti / stnp).
@@ -60,19 +61,19 @@ def _fence_nt(c) -> T.Type:
 INTRINSICS = [
     Intrinsic("prefetch", ("ptr", "offset"), ("(*T, int) -> void",),
               "Read hint for &ptr[offset], kept in all cache levels.", _prefetch("prefetch"), FAMILY,
-              "CORE (v0.6)"),
+              "CORE (v0.6)", memory=HINT),
     Intrinsic("prefetch_write", ("ptr", "offset"), ("(*T, int) -> void",),
               "Write-intent hint for &ptr[offset] (prefetchw / prfm pstl1keep).", _prefetch("prefetch_write"),
-              FAMILY, "v1.14"),
+              FAMILY, "v1.14", memory=HINT),
     Intrinsic("prefetch_nta", ("ptr", "offset"), ("(*T, int) -> void",),
               "Non-temporal read hint for &ptr[offset] (prefetchnta / prfm pldl1strm).",
-              _prefetch("prefetch_nta"), FAMILY, "v1.14"),
+              _prefetch("prefetch_nta"), FAMILY, "v1.14", memory=HINT),
     Intrinsic("stream_store", ("ptr", "index", "value"),
               ("(*mut T, int, TxN) -> void", "(*mut T, int, T) -> void for T in i16 u16 i32 u32 i64 u64"),
               "Non-temporal store, safe at any address: on x86 a vector store stays non-temporal at every "
               "4-byte-aligned address (full width when aligned; a kernel loop's run of stores realigned, "
               "others split into aligned pieces) and is a plain store otherwise.",
-              _stream_store, STREAM_FAMILY, "v1.5.5"),
+              _stream_store, STREAM_FAMILY, "v1.5.5", memory=Memory("touch", index=1, lanes=2)),
     Intrinsic("fence_nt", (), ("() -> void",), "Store-store barrier ordering earlier streaming stores.",
               _fence_nt, STREAM_FAMILY, "v1.15"),
 ]

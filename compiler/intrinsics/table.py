@@ -20,6 +20,23 @@ TargetRule = Callable[..., Optional[str]]
 
 
 @dataclass(frozen=True)
+class Memory:
+    """How a call reaches memory through its pointer argument (argument 0),
+    for the bounds analysis (`outputs/bounds`), which names no intrinsic:
+    - `"touch"`: the elements ptr[index .. index + lanes), `index` being
+      argument `index`, `lanes` the lanes of argument `lanes` (1 for a
+      scalar) or, when None, of the call's result; with `count`, only lanes
+      k < argument `count` are touched (none when it is <= 0);
+    - `"indices"`: ptr[indices[k]] for each lane of argument `index`;
+    - `"hint"`: the address is a hint, no element is touched;
+    - `"view"`: the result is the same memory in other units (its own pointee)."""
+    kind: str
+    index: Optional[int] = None
+    lanes: Optional[int] = None
+    count: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class Intrinsic:
     name: str
     params: tuple[str, ...]
@@ -32,6 +49,7 @@ class Intrinsic:
     deprecated: Optional[str] = None
     # Appended to the deprecation warning (TOOLCHAIN.md §9.4): what to use instead.
     advice: Optional[str] = None
+    memory: Optional[Memory] = None  # set when argument 0 is a pointer the call reads, writes or views
 
     @property
     def extension(self) -> bool:

@@ -1,7 +1,17 @@
 """The `.ea.json` metadata written with `--lib` (TOOLCHAIN.md §3), in the
 reference writer's exact layout: 2-space indent, one object per export,
-args on one line. Extensions, after `"return_type"`: `"min_lengths"` for
-a kernel whose loop variable indexes some of its arrays (`extents.py`), and
+args on one line. Extensions after `"return_type"`, each on one line, for
+an export with pointer parameters (`bounds/`; README, "Metadata"):
+- `"min_lengths"`: {pointer: parameter} for the extents that are one
+  parameter (the field older bindings read), when there is one;
+- `"extents"`: {pointer: text} — the elements each pointer the code touches
+  needs, in the parameters (`"n"`, `"n + 2"`, `"h * w"`, `"max(n, 1)"`);
+- `"extent_terms"`: the same structured: per pointer a list of polynomials
+  (the extent is the largest of them and 0), each a list of
+  `[coefficient, name, name, ...]` terms (`n * n + 2` is `[[1, "n", "n"], [2]]`);
+- `"unchecked"`: {pointer: reason} for the pointers whose extent is not
+  provable, when there is one.
+A pointer in neither `extents` nor `unchecked` is never touched. Then
 `"parallel"` for an export that may be split into chunks (`parallel.py`).
 The exports listed are those the library defines (the build passes them):
 an export of another architecture's `#[cfg]` is not in it, so not listed."""
@@ -10,7 +20,7 @@ from __future__ import annotations
 import json
 
 from ..syntax import ast as A
-from .extents import min_lengths
+from .bounds import program_bounds
 from .parallel import parallel_plan
 
 
@@ -19,11 +29,13 @@ def _arg(p: A.Param) -> dict:
             "cap": p.cap.text if p.cap else None, "count": p.count.text if p.count else None}
 
 
-def metadata_text(library: str, program: A.Program, decisions, names: list[str] | None = None) -> str:
-    """`decisions`: the checker's (which function each call calls); with `names`, only those
-    exports: the ones the library defines."""
+def metadata_text(library: str, program: A.Program, decisions=None, names: list[str] | None = None) -> str:
+    """`decisions`: the checker's record of each call's callee (without it,
+    calls are resolved by name); with `names`, only those exports: the ones
+    the library defines (`build.metadata` passes the items it compiled)."""
     exports = [f for f in program.items if isinstance(f, A.Func) and f.export and (names is None or f.name in names)]
     structs = [s for s in program.items if isinstance(s, A.StructDecl)]
+    bounds = program_bounds(program, decisions)
     dump = json.dumps
     lines = ["{", f'  "library": {dump(library)},']
     if exports:
@@ -32,14 +44,19 @@ def metadata_text(library: str, program: A.Program, decisions, names: list[str] 
             args = ", ".join(dump(_arg(p)) for p in f.params)
             ret = dump(A.type_text(f.ret)) if f.ret is not None else "null"
             lines += ["    {", f'      "name": {dump(f.name)},', f'      "args": [{args}],']
-            fields = [f'"return_type": {ret}']
-            extents = min_lengths(f)
-            if extents:  # extension (README, "Metadata"): arrays provably indexed up to a bound
-                fields.append(f'"min_lengths": {dump(extents)}')
+            fields = [f'      "return_type": {ret}']
+            b = bounds.get(f.name)
+            if b is not None and any(isinstance(p.type, A.PointerType) for p in f.params):
+                if b.min_lengths:
+                    fields.append(f'      "min_lengths": {dump(b.min_lengths)}')
+                fields.append(f'      "extents": {dump({p: e.text() for p, e in b.extents.items()})}')
+                fields.append(f'      "extent_terms": {dump({p: e.to_json() for p, e in b.extents.items()})}')
+                if b.unchecked:
+                    fields.append(f'      "unchecked": {dump(b.unchecked)}')
             plan = parallel_plan(f, program, decisions)
             if plan:  # extension: how the export may be split into chunks
-                fields.append(f'"parallel": {dump(plan)}')
-            lines += [f"      {x}," for x in fields[:-1]] + [f"      {fields[-1]}"]
+                fields.append(f'      "parallel": {dump(plan)}')
+            lines.append(",\n".join(fields))
             lines.append("    }" + ("," if k + 1 < len(exports) else ""))
         lines.append("  ],")
     else:

@@ -1,5 +1,5 @@
-"""Which lengths the Python bindings and `load()` check (only the provable
-ones: arrays a loop indexes by its variable up to a length parameter), the
+"""Which lengths the Python bindings and `load()` check (the provable extents
+of outputs/bounds; an array indexed by data is not checked), the
 collapsed length given by keyword, 64-byte aligned outputs, and how a
 generated module finds its library (the metadata's path, else `<stem>.so`
 beside it, `EA_LIBRARY_<STEM>`, a clear OSError)."""
@@ -116,20 +116,24 @@ def test_particle_life_shape_is_accepted(forces):
 
 def test_metadata_records_only_the_provable_lengths(folder):
     exports = {e["name"]: e for e in json.loads((folder / "forces.ea.json").read_text())["exports"]}
-    assert "min_lengths" not in exports["compute_forces"]  # while loops: nothing is provable
-    assert exports["shade"]["min_lengths"] == {"src": "n", "dst": "n"}  # lut is not indexed by i
-    assert exports["ramp"]["min_lengths"] == {"x": "n", "y": "n"}
+    forces = exports["compute_forces"]  # nested while loops: every array indexed by i or j has n elements
+    assert forces["extents"] == {"px": "n", "py": "n", "kinds": "n", "fx": "n", "fy": "n"}
+    assert forces["unchecked"] == {"matrix": "its index depends on data"}
+    assert forces["min_lengths"] == forces["extents"]  # the older field: the extents that are one parameter
+    assert exports["shade"]["extents"] == {"src": "n", "dst": "n", "lut": "1"}  # lut[0] only
+    assert exports["shade"]["min_lengths"] == {"src": "n", "dst": "n"}
+    assert exports["ramp"]["min_lengths"] == exports["ramp"]["extents"] == {"x": "n", "y": "n"}
 
 
 def test_provable_length_error_is_still_caught(forces):
     src, dst, lut = np.arange(100, dtype=np.float32), np.zeros(100, np.float32), np.ones(1, np.float32)
     with pytest.raises(ValueError) as info:
         forces.shade(src[:50], dst, lut, 2.0)
-    assert str(info.value) == "src: expected at least 100 elements (n = 100), got 50"
+    assert str(info.value) == "src: needs at least 100 elements (n), got 50"
     assert (dst == 0).all()  # refused before the call
     with pytest.raises(ValueError) as info:
         forces.shade(src, dst, lut, 2.0, n=101)
-    assert str(info.value) == "src: expected at least 101 elements (n = 101), got 100"
+    assert str(info.value) == "src: needs at least 101 elements (n), got 100"
 
 
 def test_n_comes_from_the_indexed_array_not_the_table(forces):

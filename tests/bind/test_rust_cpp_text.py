@@ -30,7 +30,8 @@ IMG = {
     "library": "build/libimg.so",
     "exports": [
         {"name": "hist16", "args": [arg("px", "*u8"), arg("len", "i32"), arg("bins", "*mut i32", True, "16")],
-         "return_type": None},
+         "return_type": None, "extents": {"px": "len"}, "extent_terms": {"px": [[[1, "len"]]]},
+         "unchecked": {"bins": "its index depends on data"}},
         {"name": "dot", "args": [arg("a", "*restrict f32"), arg("b", "*restrict f32"), arg("n", "i32")],
          "return_type": "f32", "min_lengths": {"a": "n", "b": "n"}},
     ],
@@ -50,13 +51,46 @@ mod ffi {
     }
 }
 
+/// One term of an extent: `coef` times the factors; None on overflow.
+fn __ea_term(coef: i128, factors: &[i128]) -> Option<i128> {
+    factors.iter().try_fold(coef, |acc, &f| acc.checked_mul(f))
+}
+
+/// A polynomial: the sum of its terms; None on overflow.
+fn __ea_sum(terms: &[Option<i128>]) -> Option<i128> {
+    terms.iter().try_fold(0i128, |acc, &t| acc.checked_add(t?))
+}
+
+/// Panics unless `len` elements are at least every polynomial of the extent `text`
+/// (`cap`: the cap a wrapper allocated the slice with, or "").
+fn __ea_check(name: &str, len: usize, polys: &[Option<i128>], text: &str, cap: &str) {
+    let mut need: i128 = 0;
+    for p in polys {
+        match p {
+            Some(v) => need = need.max(*v),
+            None => panic!("{}: needs more elements ({}) than an i128 counts, got {}", name, text, len),
+        }
+    }
+    if (len as i128) < need {
+        let what = format!("{} element{}{}", need, if need == 1 { "" } else { "s" },
+                           if text == need.to_string() { String::new() } else { format!(" ({})", text) });
+        if cap.is_empty() {
+            panic!("{}: needs at least {}, got {}", name, what, len);
+        }
+        panic!("{}: the kernel may write {} but its cap ({}) allocates {}", name, what, cap, len);
+    }
+}
+
 /// hist16(px: &[u8]) -> Vec<i32>
 ///
 /// C signature: `hist16(px: *u8, len: i32, bins: *mut i32) -> void`
+/// Lengths checked before the call: px >= len
+/// Length not checked: bins (its index depends on data)
 #[must_use]
 pub fn hist16(px: &[u8]) -> Vec<i32> {
     let len = px.len() as i32;
     let mut bins: Vec<i32> = vec![Default::default(); 16];
+    __ea_check("px", px.len(), &[Some(len as i128)], "len", "");
     unsafe { ffi::hist16(px.as_ptr(), len, bins.as_mut_ptr()); }
     bins
 }
@@ -64,11 +98,12 @@ pub fn hist16(px: &[u8]) -> Vec<i32> {
 /// dot(a: &[f32], b: &[f32]) -> f32
 ///
 /// C signature: `dot(a: *restrict f32, b: *restrict f32, n: i32) -> f32`
+/// Lengths checked before the call: a >= n, b >= n
 #[must_use]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     let n = b.len() as i32;
-    assert!(a.len() as i128 >= n as i128, "a: expected at least {} elements (n = {}), got {}", n, n, a.len());
-    assert!(b.len() as i128 >= n as i128, "b: expected at least {} elements (n = {}), got {}", n, n, b.len());
+    __ea_check("a", a.len(), &[Some(n as i128)], "n", "");
+    __ea_check("b", b.len(), &[Some(n as i128)], "n", "");
     unsafe { ffi::dot(a.as_ptr(), b.as_ptr(), n) }
 }
 """
@@ -81,12 +116,17 @@ GOLDEN_HPP = """\
 #error "img.hpp needs C++20 (std::span): compile with -std=c++20 or newer"
 #else  // the rest only under C++20, so the #error is the only message
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -97,25 +137,89 @@ void hist16(const uint8_t* px, int32_t len, int32_t* bins);
 float dot(const float* a, const float* b, int32_t n);
 }
 
+#ifndef EA_BIND_DETAIL_CHECKS_1  // one definition when several generated headers are included
+#define EA_BIND_DETAIL_CHECKS_1
+namespace detail {
+
+// Extents in 64 bits: nullopt where a value does not fit.
+using Wide = std::optional<long long>;
+
+template <class T> Wide wide(T v) {
+    if constexpr (std::is_unsigned_v<T>) {
+        if (v > static_cast<unsigned long long>(LLONG_MAX)) return std::nullopt;
+    }
+    return static_cast<long long>(v);
+}
+
+inline Wide term(long long coef, std::initializer_list<Wide> factors) {
+    long long acc = coef;
+    for (const Wide& f : factors) {
+        if (!f) return std::nullopt;
+        const long long b = *f;
+        const bool over = acc > 0 ? (b > 0 ? acc > LLONG_MAX / b : b < LLONG_MIN / acc)
+                                  : (b > 0 ? acc < LLONG_MIN / b : acc != 0 && b < LLONG_MAX / acc);
+        if (over) return std::nullopt;
+        acc *= b;
+    }
+    return acc;
+}
+
+inline Wide sum(std::initializer_list<Wide> terms) {
+    long long acc = 0;
+    for (const Wide& t : terms) {
+        if (!t || (*t > 0 && acc > LLONG_MAX - *t) || (*t < 0 && acc < LLONG_MIN - *t)) return std::nullopt;
+        acc += *t;
+    }
+    return acc;
+}
+
+// Throws unless `size` elements are at least every polynomial of the extent `text`
+// (`cap`: the cap an overload allocated the vector with, or "").
+inline void check(const char* name, std::size_t size, std::initializer_list<Wide> polys, const char* text,
+                  const char* cap) {
+    long long need = 0;
+    for (const Wide& p : polys) {
+        if (!p) {
+            throw std::invalid_argument(std::string(name) + ": needs more elements (" + text +
+                                        ") than 64 bits count, got " + std::to_string(size));
+        }
+        need = std::max(need, *p);
+    }
+    if (std::cmp_less(size, need)) {
+        const std::string count = std::to_string(need);
+        const std::string what = count + (need == 1 ? " element" : " elements") +
+                                 (count == text ? std::string() : std::string(" (") + text + ")");
+        if (*cap) {
+            throw std::invalid_argument(std::string(name) + ": the kernel may write " + what + " but its cap (" +
+                                        cap + ") allocates " + std::to_string(size));
+        }
+        throw std::invalid_argument(std::string(name) + ": needs at least " + what + ", got " +
+                                    std::to_string(size));
+    }
+}
+
+}  // namespace detail
+#endif
+
 /// @brief hist16(std::span<const uint8_t> px)
 /// @note C signature: hist16(const uint8_t* px, int32_t len, int32_t* bins) -> void
+/// @note Lengths checked before the call: px >= len
+/// @note Length not checked: bins (its index depends on data)
 [[nodiscard]] inline std::vector<int32_t> hist16(std::span<const uint8_t> px) {
     const int32_t len = static_cast<int32_t>(px.size());
     std::vector<int32_t> bins(16);
+    ::ea::detail::check("px", px.size(), {::ea::detail::wide(len)}, "len", "");
     ::ea::hist16(px.data(), len, bins.data());
     return bins;
 }
 
 /// @brief dot(std::span<const float> a, std::span<const float> b)
 /// @note C signature: dot(const float* a, const float* b, int32_t n) -> float
+/// @note Lengths checked before the call: a >= n, b >= n
 [[nodiscard]] inline float dot(std::span<const float> a, std::span<const float> b) {
     const int32_t n = static_cast<int32_t>(b.size());
-    if (std::cmp_less(a.size(), n)) {
-        throw std::invalid_argument("a: expected at least " + std::to_string(n) + " elements (n = " + std::to_string(n) + "), got " + std::to_string(a.size()));
-    }
-    if (std::cmp_less(b.size(), n)) {
-        throw std::invalid_argument("b: expected at least " + std::to_string(n) + " elements (n = " + std::to_string(n) + "), got " + std::to_string(b.size()));
-    }
+    ::ea::detail::check("a", a.size(), {::ea::detail::wide(n)}, "n", "");
+    ::ea::detail::check("b", b.size(), {::ea::detail::wide(n)}, "n", "");
     return ::ea::dot(a.data(), b.data(), n);
 }
 
@@ -128,7 +232,9 @@ float dot(const float* a, const float* b, int32_t n);
 def test_golden_files(tmp_path):
     (tmp_path / "img.ea.json").write_text(json.dumps(IMG))
     done = ea("bind", "img.ea", "--rust", "--cpp", cwd=tmp_path)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "wrote img.rs\nwrote img.hpp\n")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "wrote img.rs\nwrote img.hpp\nwarning: bins of "
+                                                           "hist16 (img.ea): length not checked (its index depends "
+                                                           "on data)\n")
     assert (tmp_path / "img.rs").read_text() == GOLDEN_RS
     assert (tmp_path / "img.hpp").read_text() == GOLDEN_HPP
 
@@ -201,7 +307,8 @@ def test_cap_that_needs_its_own_length_takes_the_length_from_an_earlier_pointer(
 
 def steps(args: list[dict], min_lengths: dict | None = None) -> list[tuple]:
     api = parse_api(json.dumps({"exports": [{"name": "f", "args": args, "min_lengths": min_lengths or {}}]}), "k")
-    return [(s.kind, s.arg.name, s.source.name if s.source else None) for s in plan.prologue(api.exports[0])]
+    return [(s.kind, s.arg.name, s.source.name if s.source else s.extent.text() if s.extent else None)
+            for s in plan.prologue(api.exports[0])]
 
 
 def test_prologue_order():
@@ -221,13 +328,27 @@ def test_prologue_order():
 
 
 def test_prologue_checks_only_the_provable_lengths_last():
-    """`min_lengths` (arrays indexed by the loop variable up to a bound) are
-    checked once every length is bound; a table beside them is not."""
+    """`min_lengths` (the extents of older metadata: arrays indexed by the loop
+    variable up to a bound) are checked once every length is bound; a table
+    beside them is not."""
     args = [arg("px", "*f32"), arg("matrix", "*f32"), arg("fx", "*mut f32"), arg("n", "i32"), arg("k", "i32")]
     assert steps(args) == [("length", "n", "fx")]
     assert steps(args, {"px": "n", "fx": "n"}) == [("length", "n", "fx"), ("check", "px", "n"), ("check", "fx", "n")]
     # a bound the caller passes (not a length name) is checked against too
     assert steps(args, {"px": "k"}) == [("length", "n", "fx"), ("check", "px", "k")]
+
+
+def test_prologue_checks_every_extent_an_output_too():
+    """`extents` (outputs/bounds): polynomials of any parameters, an allocated
+    output checked against its own (its cap may be smaller)."""
+    args = [arg("src", "*f32"), arg("n", "i32"), arg("k", "i32"), arg("y", "*mut f32", True, "n")]
+    api = parse_api(json.dumps({"exports": [{"name": "f", "args": args,
+                                             "extents": {"src": "k * n + 2", "y": "max(n, 1)"},
+                                             "extent_terms": {"src": [[[1, "k", "n"], [2]]],
+                                                              "y": [[[1, "n"]], [[1]]]}}]}), "k")
+    assert [(s.kind, s.arg.name, s.extent.text() if s.extent else None) for s in plan.prologue(api.exports[0])] \
+        == [("length", "n", None), ("alloc", "y", None), ("check", "src", "k * n + 2"), ("check", "y", "max(n, 1)")]
+    assert api.exports[0].min_lengths == {}  # no extent is one parameter
 
 
 def test_collapsed_length_prefers_an_indexed_array():

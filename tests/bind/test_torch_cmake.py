@@ -82,7 +82,9 @@ def generated(tmp_path_factory) -> Path:
     for stem in ("saxpy", "dot", "custom"):
         ea(f"{stem}.ea", "--lib", cwd=tmp)
         proc = ea("bind", f"{stem}.ea", "--pytorch", cwd=tmp)
-        assert proc.stderr.strip() == f"wrote {stem}_torch.py"
+        unchecked = "\nwarning: bins of hist16 (custom.ea): length not checked (its index depends on data)" \
+            if stem == "custom" else ""
+        assert proc.stderr.strip() == f"wrote {stem}_torch.py{unchecked}"
     return tmp
 
 
@@ -226,7 +228,7 @@ def test_mismatched_lengths(mods):
     """Only provable lengths: arrays the kernel indexes by its loop variable up to n."""
     with pytest.raises(ValueError) as err:
         mods["saxpy"].saxpy(torch.ones(999), torch.ones(1000), 1.0)
-    assert str(err.value) == "x: expected at least 1000 elements (n = 1000), got 999"
+    assert str(err.value) == "x: needs at least 1000 elements (n), got 999"
     y = torch.ones(1000)
     mods["saxpy"].saxpy(torch.ones(1005), y, 1.0)  # longer is fine, as in the reference's loader
     assert torch.equal(y, torch.full((1000,), 2.0))
@@ -279,7 +281,7 @@ def test_autograd_function_forward(mods):
     assert issubclass(fn, torch.autograd.Function)
     x, y = torch.arange(10.0), torch.ones(10)
     torch.testing.assert_close(fn.apply(x, y, 3.0, None), 3.0 * x + 1.0)  # None: n from y
-    with pytest.raises(ValueError, match=r"^x: expected at least 10 elements \(n = 10\), got 9$"):
+    with pytest.raises(ValueError, match=r"^x: needs at least 10 elements \(n\), got 9$"):
         fn.apply(x[:9], y, 3.0, None)
 
 
@@ -384,4 +386,4 @@ def test_torch_writes_a_caller_out_tensor_and_rejects_a_wrong_one(generated):
         assert str(err.value) == message
     with pytest.raises(ValueError) as err:
         m.add_into(torch.arange(5.0), b, out)
-    assert str(err.value) == "a: expected at least 10 elements (n = 10), got 5"
+    assert str(err.value) == "a: needs at least 10 elements (n), got 5"

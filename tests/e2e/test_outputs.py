@@ -94,9 +94,11 @@ export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8
 }
 """
 
-# TOOLCHAIN.md §3, verbatim, except the extension fields "min_lengths" (README, "Bindings":
-# the arrays the loops index by their variable up to a length parameter) and "parallel" (how an
-# export may be split into chunks; hist16 writes bins at data-dependent indices, so it may not).
+# TOOLCHAIN.md §3, verbatim, except the extension fields of an export with pointers (README,
+# "Metadata"): "min_lengths" (the extents that are one parameter), "extents" and "extent_terms"
+# (the elements each array needs), "unchecked" (the arrays whose need is not provable), and
+# "parallel" (how an export may be split into chunks; hist16 writes bins at data-dependent
+# indices, so it may not).
 SPEC_JSON = """{
   "library": "img.so",
   "exports": [
@@ -104,13 +106,18 @@ SPEC_JSON = """{
       "name": "hist16",
       "args": [{"name": "px", "type": "*u8", "direction": "in", "cap": null, "count": null}, {"name": "len", "type": "i32", "direction": "in", "cap": null, "count": null}, {"name": "bins", "type": "*mut i32", "direction": "out", "cap": "16", "count": null}],
       "return_type": null,
-      "min_lengths": {"px": "len"}
+      "min_lengths": {"px": "len"},
+      "extents": {"px": "len"},
+      "extent_terms": {"px": [[[1, "len"]]]},
+      "unchecked": {"bins": "its index depends on data"}
     },
     {
       "name": "gain",
       "args": [{"name": "src", "type": "*restrict f32", "direction": "in", "cap": null, "count": null}, {"name": "dst", "type": "*mut f32", "direction": "in", "cap": null, "count": null}, {"name": "g", "type": "f32", "direction": "in", "cap": null, "count": null}, {"name": "n", "type": "i32", "direction": "in", "cap": null, "count": null}],
       "return_type": null,
       "min_lengths": {"src": "n", "dst": "n"},
+      "extents": {"src": "n", "dst": "n"},
+      "extent_terms": {"src": [[[1, "n"]]], "dst": [[[1, "n"]]]},
       "parallel": {"length": "n", "granule": 8, "combine": "none", "split": ["src", "dst"]}
     }
   ],
@@ -145,12 +152,16 @@ export func hk(v: *restrict u8, out r: *mut u8 [cap: K+1]) -> u8 { return v[0] }
     {
       "name": "blur",
       "args": [{"name": "rows", "type": "**f32", "direction": "in", "cap": null, "count": null}, {"name": "w", "type": "i32", "direction": "in", "cap": null, "count": null}, {"name": "h", "type": "i32", "direction": "in", "cap": null, "count": null}, {"name": "o", "type": "*restrict mut f32", "direction": "out", "cap": "w * h", "count": "w * ( h + 1 )"}],
-      "return_type": "f32"
+      "return_type": "f32",
+      "extents": {},
+      "extent_terms": {}
     },
     {
       "name": "hk",
       "args": [{"name": "v", "type": "*restrict u8", "direction": "in", "cap": null, "count": null}, {"name": "r", "type": "*mut u8", "direction": "out", "cap": "K + 1", "count": null}],
-      "return_type": "u8"
+      "return_type": "u8",
+      "extents": {"v": "1"},
+      "extent_terms": {"v": [[[1]]]}
     }
   ],
   "structs": [

@@ -100,9 +100,10 @@ def test_the_budget_is_shared_between_the_functions_the_suite_benches(project):
     suite.write_text(PARAM_SUITE_TUNE + suite.read_text() + suite.read_text().replace("max_f32", "max2_f32"))
     result = tune(TuneConfig(kernel=kernel, spaces=("params",), quick=True, budget=2))
     assert [(a.function, a.label, a.outcome) for a in result.history] == [
-        ("max_f32", "LANES=4", "crashed"),  # its f32x8 loads reach past the end of x
+        ("max_f32", "LANES=4", "wrong"),  # its f32x8 loads reach past the end of x: refused before the call
         ("max2_f32", "LANES=4", "duplicate"),  # the same program as tried for max_f32: not counted
         ("max2_f32", "LANES=16", "wrong")]
+    assert "raised ValueError: x: needs at least" in result.history[0].reason
     assert result.evaluated == 2
 
 

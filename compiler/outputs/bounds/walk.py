@@ -1,0 +1,524 @@
+"""The walk over one exported function's desugared, checked body (and the
+bodies of the functions it calls, inlined at each call) that finds, for each
+pointer parameter, every element index the code may touch.
+
+Values are tracked per program point: an integer local is a polynomial over
+the parameters and atoms (`facts.py`), or unknown. A loop makes each counter
+it advances a fresh atom at the top of an iteration, no smaller than the
+counter's value before the loop — a counter is a variable every assignment
+of which in the loop adds a positive constant to it — and every other
+variable it writes unknown; its condition then narrows the
+atoms (`i + 32 <= n`: the atom is at most n - 32), as an `if` narrows them
+in its branches (and the opposite in `else`). Each access is bounded where
+it happens: its lowest index must be provably >= 0 and its highest index +
+lanes gives a polynomial in the parameters; else the pointer is unchecked,
+with the reason."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...intrinsics import resolve_call
+from ...intrinsics.table import Intrinsic
+from ...symbols import Symbol
+from ...syntax import ast as A
+from ...typesys import model as T
+from .facts import Facts
+from .poly import Poly
+from .reasons import (BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS,
+                      VECTOR, size_of)
+
+BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
+
+
+class TooLarge(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A pointer into parameter `param`: index k through it is element k * num / den of the parameter."""
+    param: str
+    num: int = 1
+    den: int = 1
+
+
+class _FromData:
+    """The state of an integer variable computed from memory (unknown, and why)."""
+
+    def __repr__(self) -> str:
+        return "FROM_DATA"
+
+
+FROM_DATA = _FromData()
+
+
+class Walk:
+    def __init__(self, program: A.Program, decisions):
+        self.decisions = decisions
+        self.funcs: dict[str, list[A.Func]] = {}
+        self.consts: dict[str, int] = {}
+        for item in program.items:
+            if isinstance(item, A.Func):
+                self.funcs.setdefault(item.name, []).append(item)
+            elif isinstance(item, A.ConstDecl) and isinstance(item.value, A.IntLit):
+                self.consts[item.name] = item.value.value
+        self.written_in: dict[int, tuple] = {}
+
+    # ---- one exported function ----
+    def run(self, func: A.Func) -> tuple[dict[str, list[tuple[Poly, dict]]], dict[str, str]]:
+        """({pointer: [(extent of one access, the parameter minimums known there)]}, {pointer: reason})."""
+        self.found: dict[str, list[tuple[Poly, dict]]] = {}
+        self.unchecked: dict[str, str] = {}
+        self.stack = [func.name]
+        self.visited = 0
+        ints = {p.name for p in func.params if _integer(p.ty)}
+        env: dict = {}
+        for p in func.params:
+            env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
+        try:
+            self.block(func.body.stmts, env, Facts(ints))
+        except (TooLarge, RecursionError):  # calls inlined deeper than Python's stack: nothing is claimed
+            self.unchecked = {p.name: BUDGET for p in func.params if isinstance(p.ty, T.Pointer)}
+        return self.found, self.unchecked
+
+    def fail(self, ref: Ref, reason: str) -> None:
+        self.unchecked.setdefault(ref.param, reason)
+
+    def tick(self) -> None:
+        self.visited += 1
+        if self.visited > BUDGET_NODES:
+            raise TooLarge
+
+    # ---- statements ----
+    def block(self, stmts, env: dict, facts: Facts) -> None:
+        for s in stmts:
+            self.stmt(s, env, facts)
+
+    def stmt(self, s, env: dict, facts: Facts) -> None:
+        self.tick()
+        if isinstance(s, A.Let):
+            env[s.name] = self.bind(s.value, s.ty, env, facts)
+        elif isinstance(s, A.Assign):
+            if isinstance(s.target, A.Name):
+                state = self.bind(s.value, s.target.ty, env, facts)
+                if isinstance(state, Ref):  # a pointer variable that changes: not followed
+                    self.fail(state, REBOUND)
+                    state = None
+                env[s.target.name] = state
+            else:
+                self.visit(s.target, env, facts)
+                self.visit(s.value, env, facts)
+        elif isinstance(s, A.ExprStmt):
+            self.visit(s.expr, env, facts)
+        elif isinstance(s, A.Return):
+            if s.value is not None:
+                self.visit(s.value, env, facts)
+        elif isinstance(s, A.If):
+            self.branch(s, env, facts)
+        elif isinstance(s, A.While):
+            self.loop(s, env, facts)
+        elif isinstance(s, A.ForEach):
+            self.foreach(s, env, facts)
+        elif isinstance(s, A.Unroll):
+            self.stmt(s.loop, env, facts)
+
+    def bind(self, value: A.Expr, ty, env: dict, facts: Facts):
+        """The state of a variable given `value`: a Ref, a polynomial or None (unknown)."""
+        if isinstance(ty, T.Pointer):
+            ref = self.pointer(value, env)
+            if ref is None:
+                self.visit(value, env, facts)
+            return ref
+        self.visit(value, env, facts)
+        if not _integer(ty):
+            return None
+        found = self.value(value, env)
+        return found if found is not None else FROM_DATA if self.reads(value, env) else None
+
+    def branch(self, s: A.If, env: dict, facts: Facts) -> None:
+        self.visit(s.cond, env, facts)
+        ends = []
+        for positive, body in ((True, s.then), (False, s.orelse)):
+            inner, branch_env = facts.child(), dict(env)
+            undo = self.guard(s.cond, positive, branch_env, inner)
+            if isinstance(body, A.Block):
+                self.block(body.stmts, branch_env, inner)
+            elif body is not None:
+                self.branch(body, branch_env, inner)
+            for name, state in branch_env.items():
+                if isinstance(state, Poly):
+                    branch_env[name] = state.rename(undo)
+            ends.append(branch_env)
+        counters = self.written(s)[2]
+        then_env, else_env = ends
+        for name in then_env.keys() | else_env.keys():
+            a, b = then_env.get(name, _MISSING), else_env.get(name, _MISSING)
+            if a == b and a is not _MISSING:
+                env[name] = a
+                continue
+            if {type(a), type(b)} == {Ref, object}:  # a pointer declared on one side only
+                env[name] = a if isinstance(a, Ref) else b
+                continue
+            for state in (a, b):  # a pointer that differs between the branches is not followed
+                if isinstance(state, Ref):
+                    self.fail(state, REBOUND)
+            if name in counters and isinstance(a, Poly) and isinstance(b, Poly) and isinstance(env.get(name), Poly):
+                env[name] = Poly.name(facts.fresh(lo=[env[name]]))  # no smaller than before
+            else:
+                env[name] = None
+
+    def loop(self, s: A.While, env: dict, facts: Facts) -> None:
+        inner = facts.child()
+        head = self.havoc(s.body, env, dict(env), inner)
+        self.visit(s.cond, head, inner)
+        self.guard(s.cond, True, head, inner)
+        self.block(s.body.stmts, head, inner)
+        self.havoc(s.body, env, env, facts)
+
+    def foreach(self, s: A.ForEach, env: dict, facts: Facts) -> None:
+        self.visit(s.start, env, facts)
+        self.visit(s.end, env, facts)
+        start = self.value(s.start, env) if _fits_i32(s.start.ty) else None
+        end = self.value(s.end, env) if _fits_i32(s.end.ty) else None  # evaluated once, before the loop
+        entry = dict(env)
+        inner = facts.child()
+        head = self.havoc(s.body, env, dict(env), inner)
+        lo, hi = [start] if start is not None else [], [end - Poly.const(1)] if end is not None else []
+        atom = inner.fresh(lo, hi)
+        if lo and hi:
+            inner.assume(hi[0] - lo[0])
+        head[s.var] = Poly.name(atom)
+        self.block(s.body.stmts, head, inner)
+        assigned, declared, _ = self.written(s.body)
+        self.havoc(s.body, entry, env, facts)
+        for name in declared | {s.var}:  # the loop's names go out of scope: the outer ones are back
+            if name not in assigned:
+                if name in entry:
+                    env[name] = entry[name]
+                else:
+                    env.pop(name, None)
+
+    def havoc(self, body: A.Block, before: dict, env: dict, facts: Facts) -> dict:
+        """`env` where `body` may have run any number of times: a counter is
+        a fresh atom no smaller than its value in `before`, anything else
+        the body writes or declares unknown."""
+        assigned, declared, counters = self.written(body)
+        for name in assigned | declared:
+            state = before.get(name)
+            if isinstance(state, Ref):  # a pointer the loop may rebind is not followed
+                self.fail(state, REBOUND)
+            if name in counters and isinstance(state, Poly):
+                env[name] = Poly.name(facts.fresh(lo=[state]))
+            else:
+                env[name] = None
+        return env
+
+    def guard(self, cond: A.Expr, positive: bool, env: dict, facts: Facts) -> dict[str, str]:
+        """Learn that `cond` is `positive` here: parameter minimums, narrower
+        atoms (substituted in `env`). Returns {narrow atom: the atom it narrows}."""
+        undo: dict[str, str] = {}
+        for q in self.conditions(cond, positive, env):
+            facts.assume(q)
+            movable = [n for n in q.names() if n in facts.atoms and q.degree_in(n) == 1
+                       and q.by_power(n)[1].is_const and abs(q.by_power(n)[1].value) == 1]
+            if not movable:
+                continue
+            name = max(movable, key=lambda n: facts.atoms[n].order)
+            parts = q.by_power(name)
+            rest, sign = parts.get(0, Poly()), parts[1].value
+            atom = facts.atoms[name]
+            if sign < 0:  # name <= rest
+                narrow = facts.fresh(atom.lo, (rest,) + atom.hi, origin=name)
+            else:  # name >= -rest
+                narrow = facts.fresh((-rest,) + atom.lo, atom.hi, origin=name)
+            for key, state in env.items():
+                if isinstance(state, Poly) and name in state.names():
+                    env[key] = state.substitute(name, Poly.name(narrow))
+            undo[narrow] = undo.get(name, name)
+        return undo
+
+    def conditions(self, cond: A.Expr, positive: bool, env: dict) -> list[Poly]:
+        """`cond` (or its negation) as polynomials that are >= 0, where it says so."""
+        cond = A.unparen(cond)
+        if isinstance(cond, A.Unary) and cond.op == "!":
+            return self.conditions(cond.operand, not positive, env)
+        if not isinstance(cond, A.Binary):
+            return []
+        both = "&&" if positive else "||"  # each side holds (or fails) on its own
+        if cond.op == both:
+            rights, node = [], cond
+            while isinstance(node, A.Binary) and node.op == both:  # a long chain is walked, not recursed
+                rights.append(node.right)
+                node = A.unparen(node.left)
+            found = self.conditions(node, positive, env)
+            for right in reversed(rights):
+                found += self.conditions(right, positive, env)
+            return found
+        op = cond.op if positive else _NEGATED.get(cond.op)
+        if op not in ("<", "<=", ">", ">=", "=="):
+            return []
+        left, right = self.value(cond.left, env), self.value(cond.right, env)
+        if left is None or right is None:
+            return []
+        one = Poly.const(1)
+        return {"<": [right - left - one], "<=": [right - left], ">": [left - right - one],
+                ">=": [left - right], "==": [right - left, left - right]}[op]
+
+    # ---- what a stretch of code writes ----
+    def written(self, block: A.Block | A.If) -> tuple[set[str], set[str], set[str]]:
+        """(names assigned, names declared, counters: names every assignment
+        of which adds a positive constant) anywhere in `block`."""
+        key = id(block)
+        if key not in self.written_in:
+            steps: dict[str, bool] = {}
+            declared = set()
+            roots = block.stmts if isinstance(block, A.Block) else [block]
+            for s in A.statements(roots):
+                if isinstance(s, A.Assign) and isinstance(s.target, A.Name):
+                    steps[s.target.name] = steps.get(s.target.name, True) and self.is_step(s)
+                elif isinstance(s, A.Let):
+                    declared.add(s.name)
+            counters = {n for n, ok in steps.items() if ok and n not in declared}
+            self.written_in[key] = (set(steps), declared, counters, block)  # the block kept: its id stays its own
+        return self.written_in[key][:3]
+
+    def is_step(self, s: A.Assign) -> bool:
+        """`v = v + c` (or `c + v`) with c a positive constant."""
+        v = A.unparen(s.value)
+        if not (isinstance(v, A.Binary) and v.op == "+"):
+            return False
+        for var, step in ((v.left, v.right), (v.right, v.left)):
+            if isinstance(A.unparen(var), A.Name) and A.unparen(var).name == s.target.name:
+                c = self.value(step, {})
+                return c is not None and c.is_const and c.value > 0
+        return False
+
+    # ---- expressions ----
+    def visit(self, e: A.Expr, env: dict, facts: Facts) -> None:
+        """Record every access in `e`; a pointer used any other way is unchecked."""
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            self.tick()
+            if isinstance(x, A.Index):
+                ref = self.pointer(x.base, env)
+                if ref is not None:
+                    self.access(ref, x.index, 1, None, env, facts)
+                    stack.append(x.index)
+                else:
+                    stack += [x.index, x.base]
+            elif isinstance(x, A.Field) and isinstance(x.base.ty, T.Pointer):
+                ref = self.pointer(x.base, env)
+                if ref is not None:
+                    self.access(ref, A.IntLit(x.span, 0, "0"), 1, None, env, facts)
+                else:
+                    stack.append(x.base)
+            elif isinstance(x, A.Call):
+                stack += self.call(x, env, facts)
+            elif isinstance(x, A.Name):
+                ref = env.get(x.name)
+                if isinstance(ref, Ref):
+                    self.fail(ref, ESCAPE)
+            else:
+                stack += reversed(A.children(x))
+
+    def call(self, call: A.Call, env: dict, facts: Facts) -> list:
+        """Record what `call` touches; returns the arguments still to visit."""
+        callee = self.callee(call)
+        args = call.args
+        if isinstance(callee, Intrinsic) and callee.memory is not None and args:
+            m = callee.memory
+            ref = self.pointer(args[0], env)
+            if ref is None:
+                return list(reversed(args))
+            if m.kind == "touch" and m.index is not None and m.index < len(args):
+                lanes = _lanes(call.ty if m.lanes is None else args[m.lanes].ty if m.lanes < len(args) else None)
+                count = args[m.count] if m.count is not None and m.count < len(args) else None
+                if lanes is None:
+                    self.fail(ref, SHAPE)
+                else:
+                    self.access(ref, args[m.index], lanes, count, env, facts)
+            elif m.kind == "indices":
+                self.fail(ref, VECTOR)
+            elif m.kind == "view":
+                self.fail(ref, ESCAPE)  # a view used other than as a pointer argument or a local
+            return list(reversed(args[1:]))
+        if isinstance(callee, Symbol):
+            self.inline(call, callee.name, env, facts)
+            return []
+        if callee is None and call.name in self.funcs:
+            self.inline(call, call.name, env, facts)
+            return []
+        return list(reversed(args))
+
+    def callee(self, call: A.Call):
+        if self.decisions is not None:
+            return self.decisions.callee_of(call)
+        return resolve_call(call.name, call.name in self.funcs)
+
+    def inline(self, call: A.Call, name: str, env: dict, facts: Facts) -> None:
+        """Walk the callee's body with its parameters bound to the arguments' states."""
+        targets = self.funcs.get(name, [])
+        states = []
+        for k, arg in enumerate(call.args):
+            pointer = any(k < len(f.params) and isinstance(f.params[k].ty, T.Pointer) for f in targets)
+            ref = self.pointer(arg, env) if pointer else None
+            if ref is None:
+                self.visit(arg, env, facts)
+                states.append(self.value(arg, env) if _integer(arg.ty) else None)
+            else:
+                states.append(ref)
+            if isinstance(ref, Ref) and (name in self.stack or not targets):
+                self.fail(ref, RECURSION if targets else ESCAPE)
+        if name in self.stack:
+            return
+        self.stack.append(name)
+        for f in targets:
+            callee_env = {p.name: (s if not isinstance(s, Poly) or _integer(p.ty) else None)
+                          for p, s in zip(f.params, states)}
+            self.block(f.body.stmts, callee_env, facts.child())
+        self.stack.pop()
+
+    def pointer(self, e: A.Expr, env: dict) -> Ref | None:
+        """The parameter `e` points into, if it is a pointer local or a view of one."""
+        e = A.unparen(e)
+        if isinstance(e, A.Name):
+            state = env.get(e.name)
+            return state if isinstance(state, Ref) else None
+        if isinstance(e, A.Call) and e.args:
+            callee = self.callee(e)
+            if isinstance(callee, Intrinsic) and callee.memory is not None and callee.memory.kind == "view":
+                inner = self.pointer(e.args[0], env)
+                if inner is None:
+                    return None
+                new, old = _pointee_size(e.ty), _pointee_size(e.args[0].ty)
+                if new is None or old is None:
+                    self.fail(inner, UNITS)
+                    return None
+                return Ref(inner.param, inner.num * new, inner.den * old)
+        return None
+
+    def value(self, e: A.Expr, env: dict) -> Poly | None:
+        """The integer value of `e` as a polynomial, or None."""
+        e = A.unparen(e)
+        if isinstance(e, A.IntLit):
+            return Poly.const(e.value)
+        if isinstance(e, A.Name):
+            if e.name in env:
+                state = env[e.name]
+                return state if isinstance(state, Poly) else None
+            return Poly.const(self.consts[e.name]) if e.name in self.consts else None
+        if isinstance(e, A.Unary) and e.op == "-":
+            inner = self.value(e.operand, env)
+            return None if inner is None else -inner
+        if isinstance(e, A.Binary):
+            spine = A.left_spine(e)
+            acc = self.value(spine[-1].left, env)
+            for b in reversed(spine):
+                if acc is None:
+                    return None
+                acc = _apply(b.op, acc, self.value(b.right, env))
+            return acc
+        if isinstance(e, A.Call) and len(e.args) == 1:
+            callee = self.callee(e)
+            if isinstance(callee, Intrinsic) and callee.family == "conversion" and _widens(e.args[0].ty, e.ty):
+                return self.value(e.args[0], env)
+        return None
+
+    def reads(self, e: A.Expr, env: dict) -> bool:
+        """`e`'s value depends on memory: it reads an element or a field,
+        calls a function, or uses a variable computed so."""
+        for x in A.walk([e]):
+            if isinstance(x, (A.Index, A.Field)) or (isinstance(x, A.Name) and env.get(x.name) is FROM_DATA):
+                return True
+            if isinstance(x, A.Call):
+                callee = self.callee(x)
+                if not isinstance(callee, Intrinsic) or (callee.memory is not None and callee.memory.kind != "view"):
+                    return True
+        return False
+
+    # ---- one access ----
+    def access(self, ref: Ref, index: A.Expr, lanes: int, count: A.Expr | None, env: dict, facts: Facts) -> None:
+        """Elements [index, index + lanes) of `ref` (only the first `count` of them, if given)."""
+        at = self.value(index, env)
+        if at is None:
+            self.fail(ref, DATA if self.reads(index, env) else SHAPE)
+            return
+        if not facts.nonneg(at):
+            self.fail(ref, NEGATIVE)
+            return
+        reach = at + Poly.const(lanes)
+        n = self.value(count, env) if count is not None else None
+        if n is not None and n.is_const:
+            if n.value <= 0:
+                return  # touches nothing
+            reach = at + Poly.const(min(lanes, n.value))
+        elif n is not None and n.names() & facts.atoms.keys():
+            reach = at + n  # `bound - i` lanes at i: up to the bound
+        high = facts.upper(reach)
+        if high is None:
+            self.fail(ref, UNBOUNDED)
+            return
+        if ref.num != ref.den:  # elements of a view: whole elements of the parameter, rounded up
+            high = high.scale(ref.num)
+            rest = Poly({m: c for m, c in high.terms.items() if m})
+            if any(c % ref.den for c in rest.terms.values()):
+                self.fail(ref, UNITS)
+                return
+            high = Poly({m: c // ref.den for m, c in rest.terms.items()}) + Poly.const(-(-high.value // ref.den))
+        self.found.setdefault(ref.param, []).append((high, dict(facts.param_lo)))
+
+
+_MISSING = object()
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def _apply(op: str, a: Poly, b: Poly | None) -> Poly | None:
+    if b is None:
+        return None
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "<<" and b.is_const and 0 <= b.value < 63:
+        return a.scale(1 << b.value)
+    return None
+
+
+def _integer(ty) -> bool:
+    return isinstance(ty, T.Scalar) and ty.is_integer
+
+
+def _range(ty) -> tuple[int, int] | None:
+    if not _integer(ty):
+        return None
+    if ty.is_unsigned:
+        return 0, (1 << ty.bits) - 1
+    return -(1 << (ty.bits - 1)), (1 << (ty.bits - 1)) - 1
+
+
+def _widens(src, dst) -> bool:
+    """Converting a `src` integer to `dst` keeps every value."""
+    a, b = _range(src), _range(dst)
+    return a is not None and b is not None and b[0] <= a[0] and a[1] <= b[1]
+
+
+def _fits_i32(ty) -> bool:
+    """A foreach bound of this type reaches the loop unchanged (it is converted to i32)."""
+    return ty is T.INT_LIT or _widens(ty, T.I32)
+
+
+def _lanes(ty) -> int | None:
+    if isinstance(ty, T.Vector):
+        return ty.lanes
+    if isinstance(ty, T.Scalar):
+        return 1
+    return None
+
+
+def _pointee_size(ty) -> int | None:
+    return size_of(ty.pointee) if isinstance(ty, T.Pointer) else None
+
+
