@@ -10,7 +10,9 @@ scalars and bad `threads` (tests/fuzz_support/calls.py).
 Every call must return, or raise a TypeError or ValueError naming a
 parameter, and a parallel variant's call that returns must give what the
 export gives on copies of the same arguments; a signal (an access past an array's end faults on its guard
-page) or any other exception is a failure of that function. The calls run
+page) or any other exception is a failure of that function, except a signal in a
+function whose binding names an array as unchecked (a data-dependent index, a
+possibly negative one): that is an expected failure, with the reasons. The calls run
 in a worker process that forks a child per function (tests/fuzz_support/
 worker.py), so a crash is counted, not fatal. Kernels load for this CPU
 (target "native", never `avx512`).
@@ -40,62 +42,6 @@ SEED = int(os.environ.get("EA_FUZZ_CALLS_SEED", "20250607"))
 CALLS = int(os.environ.get("EA_FUZZ_CALLS", "3000"))
 SAMPLE = None if os.environ.get("EA_FUZZ_CALLS_ALL") else 12  # embedded sources in a default run
 
-BOUNDS = "awaiting bounds analysis: an array the call may read or write past its end is not checked"
-DATA = "an index read from the data (bins[px[i] / 16]): no binding can check it"
-# Functions the fuzzer crashes today, and why: a length the call does not check (an array
-# read or written past its end), or an index read from the data. A function fixed here
-# fails (a strict xfail): take it off the list.
-KNOWN: dict[str, str] = dict.fromkeys([
-    "examples/dot.ea::dot",
-    "examples/dot.ea::dot_parallel",
-    "examples/dot_i8.ea::dot_u8i8",
-    "examples/dot_i8.ea::dot_u8i8_parallel",
-    "examples/frame_rms.ea::frame_rms",
-    "examples/reductions.ea::sum_f32",
-    "examples/reductions.ea::max_f32",
-    "examples/reductions.ea::min_f32",
-    "examples/reductions.ea::sum_f32_parallel",
-    "examples/reductions.ea::max_f32_parallel",
-    "examples/reductions.ea::min_f32_parallel",
-    "examples/sobel.ea::sobel",
-    "tests/fuzz_kernels/loops.ea::add_while",
-    "tests/fuzz_kernels/loops.ea::diff2",
-    "tests/fuzz_kernels/loops.ea::backward_diff",
-    "tests/fuzz_kernels/loops.ea::copy_from",
-    "tests/fuzz_kernels/loops.ea::reverse",
-    "tests/fuzz_kernels/loops.ea::pairs_sum",
-    "tests/fuzz_kernels/loops.ea::add_while_parallel",
-    "tests/fuzz_kernels/loops.ea::diff2_parallel",
-    "tests/fuzz_kernels/loops.ea::square_parallel",
-    "tests/fuzz_kernels/loops.ea::add_k64_parallel",
-    "tests/fuzz_kernels/shapes.ea::matvec",
-    "tests/fuzz_kernels/shapes.ea::poly2",
-    "tests/parallel/refused.ea::shift_left",
-    "tests/parallel/refused.ea::evens",
-    "tests/parallel/refused.ea::find",
-    "tests/parallel/refused.ea::shorter",
-    "tests/parallel/refused.ea::scan",
-    "tests/parallel/refused.ea::reverse",
-    "tests/parallel/refused.ea::max_from_second",
-    "tests/parallel/refused.ea::overlapping_stores",
-    "tests/parallel/split.ea::maxval",
-    "tests/parallel/split.ea::minval",
-    "tests/parallel/split.ea::blend",
-    "tests/parallel/split.ea::maxval_parallel",
-    "tests/parallel/split.ea::minval_parallel",
-    "tests/parallel/split.ea::max_from_parallel",
-    "tests/parallel/split.ea::blend_parallel",
-    "tests/parallel/split.ea::swap_ab_parallel",
-    "tests/e2e/test_aarch64_lanes.py:WIDEN_EA::widen_both",
-    "tests/e2e/test_aarch64_scalar.py:SCALAR_EA::int_ops",
-    "tests/e2e/test_aarch64_scalar.py:SCALAR_EA::uint_ops",
-    "tests/e2e/test_aarch64_scalar.py:SCALAR_EA::conv",
-    "tests/e2e/test_aarch64_scalar.py:PRINTLN_EA::show",
-    "tests/tune/test_fma.py:DOT::dot",
-    "tests/tune/test_fma.py:DOT::dot_parallel",
-], BOUNDS) | dict.fromkeys([
-    "tests/parallel/refused.ea::hist",
-], DATA)
 
 
 def corpus():
@@ -108,12 +54,21 @@ def corpus():
     return files + embedded
 
 
+# function key -> {array: why its length is not checked}: the arrays the binding names as
+# unchecked (its docstring, the Kernel's repr, `ea bind`'s warning); a call may fault on those.
+UNCHECKED: dict[str, dict[str, str]] = {}
+
+
 def functions(source) -> list[str]:
     """The names `ea.load` gives the source's functions: exports and the parallel variants."""
     a = analyze(source.text.encode(), f"{source.stem}.ea", Options(target_cpu="haswell"))
     api = parse_api(metadata(a, f"{source.stem}.so", live_exports(a)), source.stem)
     kept = [e for e in api.exports if f"{source.key}::{e.name}" not in EXCLUDED]
-    return [py(e.name) for e in kept] + [f"{e.name}_parallel" for e in kept if e.parallel]
+    names = [(py(e.name), e) for e in kept] + [(f"{e.name}_parallel", e) for e in kept if e.parallel]
+    for name, e in names:
+        if e.unchecked:
+            UNCHECKED[f"{source.key}::{name}"] = e.unchecked
+    return [name for name, _ in names]
 
 
 SOURCES = corpus()
@@ -140,13 +95,7 @@ def report(tmp_path_factory) -> dict:
     return result
 
 
-def _param(key: str):
-    if key in KNOWN:
-        return pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=KNOWN[key]))
-    return key
-
-
-@pytest.mark.parametrize("key", [_param(k) for k in KEYS])
+@pytest.mark.parametrize("key", KEYS)
 def test_calls_return_or_name_the_argument(report, key):
     source = key.split("::")[0]
     if source in report["not_loaded"]:
@@ -155,7 +104,10 @@ def test_calls_return_or_name_the_argument(report, key):
     assert found is not None, f"{key} was not called (the loaded kernel has no such function)"
     faults = [f"{f.get('signal', 'hang')}: {f['call']}" for f in found["signals"] + found["hangs"]]
     unclear = [f"{u['error']}  <- {u['call']}" for u in found["unclear"] + found["differs"]]
-    assert not faults and not unclear, "\n".join(faults + unclear)
+    assert not unclear, "\n".join(unclear)
+    if faults and key in UNCHECKED:
+        pytest.xfail(f"faulted on arrays whose length the binding says it does not check: {UNCHECKED[key]}")
+    assert not faults, "\n".join(faults)
     assert found["calls"] == report["per_function"]
 
 

@@ -37,6 +37,12 @@ def _float(v, name):
         raise TypeError(f"{name}: expected a float, got {type(v).__name__}") from None
     except OverflowError:
         raise ValueError(f"{name}: {v} is too large for a float") from None
+
+
+def _struct(v, name, cls):
+    if not isinstance(v, cls):
+        raise TypeError(f"{name}: expected a {cls.__name__}, got {type(v).__name__}")
+    return v
 '''
 
 

@@ -169,6 +169,8 @@ def _checks(e: Export, structs: set[str]) -> list[str]:
             lines.append(f"    {py(a.name)} = _int({py(a.name)}, {a.name!r}, {lo}, {hi})")
         elif not a.is_pointer and a.visible and a.type in ("f32", "f64"):
             lines.append(f"    {py(a.name)} = _float({py(a.name)}, {a.name!r})")
+        elif not a.is_pointer and a.visible and a.type in structs:
+            lines.append(f"    {py(a.name)} = _struct({py(a.name)}, {a.name!r}, {_ctype(a.type, structs)})")
 
     def length(a: Arg, src: Arg) -> list[str]:
         lo, hi = INT_RANGES[a.type]
