@@ -67,6 +67,7 @@ class Kernel:
         self._options = options
         self._engine = engine  # keeps the JIT-compiled code alive
         self._names = list(namespace["__all__"])
+        self._not_callable = dict(namespace.get("__ea_not_callable__", {}))
         # {function: [pointer arguments whose length the call cannot check]} (their docstrings say why)
         self._unchecked = {f: list(ps) for f, ps in (unchecked or {}).items() if ps}
         for name in self._names:
@@ -87,6 +88,8 @@ class Kernel:
         if name.startswith("__") or self.__dict__.get("_source") is None:
             raise AttributeError(name)
         file = self._source.name
+        if name in self.__dict__.get("_not_callable", {}):
+            raise AttributeError(f"'{file}' exports '{name}', but {self._not_callable[name]}")
         if "_missing" not in self.__dict__:  # analysed once, on the first miss
             self._missing = _missing_functions(self._source, self._options or Options())
         why = self._missing.get(name) or (f"exported: {', '.join(self._names)}" if self._names

@@ -369,3 +369,17 @@ def test_load_needs_no_c_compiler(tmp_path):
     assert message.startswith("Compilation failed: saxpy.ea\nerror[codegen]: linking the shared library failed")
     assert "/nonexistent/cc" in stderr and stderr in message
     assert not list(tmp_path.glob("__eacache__/*/*/*.so"))
+
+
+def test_an_export_passing_a_vector_by_value_is_named_not_a_load_failure(tmp_path):
+    path = tmp_path / "vec.ea"
+    path.write_text("export func addv(a: f32x4, b: f32x4) -> f32x4 {\n    return a .+ b\n}\n"
+                    "export func twice(x: *mut f32, n: i32) {\n    for i in 0..n { x[i] = x[i] * 2.0 }\n}\n")
+    k = pload(path)
+    x = np.ones(3, np.float32)
+    k.twice(x)
+    assert x.tolist() == [2.0] * 3
+    with pytest.raises(AttributeError) as err:
+        k.addv
+    assert str(err.value) == ("'vec.ea' exports 'addv', but it takes or returns f32x4 by value, which Python "
+                              "cannot pass; call it from Eä or C")
