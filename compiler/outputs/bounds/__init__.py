@@ -50,7 +50,7 @@ def program_bounds(program: A.Program, decisions=None, arch: str | None = None) 
     walk = Walk(program, decisions, arch)
     out: dict[str, Bounds] = {}
     for f in program.items:
-        if isinstance(f, A.Func) and f.export and f.cfg in (None, arch) and f.name not in out:
+        if isinstance(f, A.Func) and f.export and (arch is None or f.cfg in (None, arch)) and f.name not in out:
             found, unchecked = walk.run(f)
             b = Bounds()
             for p in f.params:
