@@ -15,17 +15,14 @@ lanes gives a polynomial in the parameters; else the pointer is unchecked,
 with the reason."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ...intrinsics import resolve_call
 from ...intrinsics.table import Intrinsic
 from ...symbols import Symbol
 from ...syntax import ast as A
 from ...typesys import model as T
 from .facts import Facts
 from .poly import Poly
-from .reasons import (BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS,
-                      VECTOR, size_of)
+from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR
+from .values import FROM_DATA, Ref, Values, fits_i32, integer, lanes_of
 
 BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
 
@@ -34,34 +31,9 @@ class TooLarge(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Ref:
-    """A pointer into parameter `param`: index k through it is element k * num / den of the parameter."""
-    param: str
-    num: int = 1
-    den: int = 1
-
-
-class _FromData:
-    """The state of an integer variable computed from memory (unknown, and why)."""
-
-    def __repr__(self) -> str:
-        return "FROM_DATA"
-
-
-FROM_DATA = _FromData()
-
-
-class Walk:
+class Walk(Values):
     def __init__(self, program: A.Program, decisions):
-        self.decisions = decisions
-        self.funcs: dict[str, list[A.Func]] = {}
-        self.consts: dict[str, int] = {}
-        for item in program.items:
-            if isinstance(item, A.Func):
-                self.funcs.setdefault(item.name, []).append(item)
-            elif isinstance(item, A.ConstDecl) and isinstance(item.value, A.IntLit):
-                self.consts[item.name] = item.value.value
+        super().__init__(program, decisions)
         self.written_in: dict[int, tuple] = {}
 
     # ---- one exported function ----
@@ -71,7 +43,7 @@ class Walk:
         self.unchecked: dict[str, str] = {}
         self.stack = [func.name]
         self.visited = 0
-        ints = {p.name for p in func.params if _integer(p.ty)}
+        ints = {p.name for p in func.params if integer(p.ty)}
         env: dict = {}
         for p in func.params:
             env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
@@ -130,7 +102,7 @@ class Walk:
                 self.visit(value, env, facts)
             return ref
         self.visit(value, env, facts)
-        if not _integer(ty):
+        if not integer(ty):
             return None
         found = self.value(value, env)
         return found if found is not None else FROM_DATA if self.reads(value, env) else None
@@ -178,8 +150,8 @@ class Walk:
     def foreach(self, s: A.ForEach, env: dict, facts: Facts) -> None:
         self.visit(s.start, env, facts)
         self.visit(s.end, env, facts)
-        start = self.value(s.start, env) if _fits_i32(s.start.ty) else None
-        end = self.value(s.end, env) if _fits_i32(s.end.ty) else None  # evaluated once, before the loop
+        start = self.value(s.start, env) if fits_i32(s.start.ty) else None
+        end = self.value(s.end, env) if fits_i32(s.end.ty) else None  # evaluated once, before the loop
         entry = dict(env)
         inner = facts.child()
         head = self.havoc(s.body, env, dict(env), inner)
@@ -332,7 +304,7 @@ class Walk:
             if ref is None:
                 return list(reversed(args))
             if m.kind == "touch" and m.index is not None and m.index < len(args):
-                lanes = _lanes(call.ty if m.lanes is None else args[m.lanes].ty if m.lanes < len(args) else None)
+                lanes = lanes_of(call.ty if m.lanes is None else args[m.lanes].ty if m.lanes < len(args) else None)
                 count = args[m.count] if m.count is not None and m.count < len(args) else None
                 if lanes is None:
                     self.fail(ref, SHAPE)
@@ -351,11 +323,6 @@ class Walk:
             return []
         return list(reversed(args))
 
-    def callee(self, call: A.Call):
-        if self.decisions is not None:
-            return self.decisions.callee_of(call)
-        return resolve_call(call.name, call.name in self.funcs)
-
     def inline(self, call: A.Call, name: str, env: dict, facts: Facts) -> None:
         """Walk the callee's body with its parameters bound to the arguments' states."""
         targets = self.funcs.get(name, [])
@@ -365,7 +332,7 @@ class Walk:
             ref = self.pointer(arg, env) if pointer else None
             if ref is None:
                 self.visit(arg, env, facts)
-                states.append(self.value(arg, env) if _integer(arg.ty) else None)
+                states.append(self.value(arg, env) if integer(arg.ty) else None)
             else:
                 states.append(ref)
             if isinstance(ref, Ref) and (name in self.stack or not targets):
@@ -374,68 +341,10 @@ class Walk:
             return
         self.stack.append(name)
         for f in targets:
-            callee_env = {p.name: (s if not isinstance(s, Poly) or _integer(p.ty) else None)
+            callee_env = {p.name: (s if not isinstance(s, Poly) or integer(p.ty) else None)
                           for p, s in zip(f.params, states)}
             self.block(f.body.stmts, callee_env, facts.child())
         self.stack.pop()
-
-    def pointer(self, e: A.Expr, env: dict) -> Ref | None:
-        """The parameter `e` points into, if it is a pointer local or a view of one."""
-        e = A.unparen(e)
-        if isinstance(e, A.Name):
-            state = env.get(e.name)
-            return state if isinstance(state, Ref) else None
-        if isinstance(e, A.Call) and e.args:
-            callee = self.callee(e)
-            if isinstance(callee, Intrinsic) and callee.memory is not None and callee.memory.kind == "view":
-                inner = self.pointer(e.args[0], env)
-                if inner is None:
-                    return None
-                new, old = _pointee_size(e.ty), _pointee_size(e.args[0].ty)
-                if new is None or old is None:
-                    self.fail(inner, UNITS)
-                    return None
-                return Ref(inner.param, inner.num * new, inner.den * old)
-        return None
-
-    def value(self, e: A.Expr, env: dict) -> Poly | None:
-        """The integer value of `e` as a polynomial, or None."""
-        e = A.unparen(e)
-        if isinstance(e, A.IntLit):
-            return Poly.const(e.value)
-        if isinstance(e, A.Name):
-            if e.name in env:
-                state = env[e.name]
-                return state if isinstance(state, Poly) else None
-            return Poly.const(self.consts[e.name]) if e.name in self.consts else None
-        if isinstance(e, A.Unary) and e.op == "-":
-            inner = self.value(e.operand, env)
-            return None if inner is None else -inner
-        if isinstance(e, A.Binary):
-            spine = A.left_spine(e)
-            acc = self.value(spine[-1].left, env)
-            for b in reversed(spine):
-                if acc is None:
-                    return None
-                acc = _apply(b.op, acc, self.value(b.right, env))
-            return acc
-        if isinstance(e, A.Call) and len(e.args) == 1:
-            callee = self.callee(e)
-            if isinstance(callee, Intrinsic) and callee.family == "conversion" and _widens(e.args[0].ty, e.ty):
-                return self.value(e.args[0], env)
-        return None
-
-    def reads(self, e: A.Expr, env: dict) -> bool:
-        """`e`'s value depends on memory: it reads an element or a field,
-        calls a function, or uses a variable computed so."""
-        for x in A.walk([e]):
-            if isinstance(x, (A.Index, A.Field)) or (isinstance(x, A.Name) and env.get(x.name) is FROM_DATA):
-                return True
-            if isinstance(x, A.Call):
-                callee = self.callee(x)
-                if not isinstance(callee, Intrinsic) or (callee.memory is not None and callee.memory.kind != "view"):
-                    return True
-        return False
 
     # ---- one access ----
     def access(self, ref: Ref, index: A.Expr, lanes: int, count: A.Expr | None, env: dict, facts: Facts) -> None:
@@ -471,54 +380,3 @@ class Walk:
 
 _MISSING = object()
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
-
-
-def _apply(op: str, a: Poly, b: Poly | None) -> Poly | None:
-    if b is None:
-        return None
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "<<" and b.is_const and 0 <= b.value < 63:
-        return a.scale(1 << b.value)
-    return None
-
-
-def _integer(ty) -> bool:
-    return isinstance(ty, T.Scalar) and ty.is_integer
-
-
-def _range(ty) -> tuple[int, int] | None:
-    if not _integer(ty):
-        return None
-    if ty.is_unsigned:
-        return 0, (1 << ty.bits) - 1
-    return -(1 << (ty.bits - 1)), (1 << (ty.bits - 1)) - 1
-
-
-def _widens(src, dst) -> bool:
-    """Converting a `src` integer to `dst` keeps every value."""
-    a, b = _range(src), _range(dst)
-    return a is not None and b is not None and b[0] <= a[0] and a[1] <= b[1]
-
-
-def _fits_i32(ty) -> bool:
-    """A foreach bound of this type reaches the loop unchanged (it is converted to i32)."""
-    return ty is T.INT_LIT or _widens(ty, T.I32)
-
-
-def _lanes(ty) -> int | None:
-    if isinstance(ty, T.Vector):
-        return ty.lanes
-    if isinstance(ty, T.Scalar):
-        return 1
-    return None
-
-
-def _pointee_size(ty) -> int | None:
-    return size_of(ty.pointee) if isinstance(ty, T.Pointer) else None
-
-
