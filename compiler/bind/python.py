@@ -98,7 +98,10 @@ def module_text(api: Api, source: str | None = None, lib_expr: str | None = None
         out += ["from concurrent.futures import ThreadPoolExecutor as _TPE",
                 "from typing import Optional as _Optional"]
     out += ["", "_byref, _from_buffer = _ct.byref, _ct.c_char.from_buffer", "",
-            f"__all__ = {names!r}", f"__ea_not_callable__ = {blocked!r}", _RUNTIME + INT_CHECK]
+            f"__all__ = {names!r}"]
+    if blocked:  # the exports left out, and why (the loader's Kernel says so on access)
+        out.append(f"__ea_not_callable__ = {blocked!r}")
+    out += [_RUNTIME + INT_CHECK]
     if lib_expr is None:
         out += [library.RUNTIME + library.REQUIRE, *library.loading_lines(api, source)]
     else:
