@@ -352,6 +352,12 @@ def _float(v, name):
         raise ValueError(f"{name}: {v} is too large for a float") from None
 
 
+def _struct(v, name, cls):
+    if not isinstance(v, cls):
+        raise TypeError(f"{name}: expected a {cls.__name__}, got {type(v).__name__}")
+    return v
+
+
 
 def _load_library(env, candidates, build):
     """The kernel library: $<env> when set, else the first candidate that exists."""
