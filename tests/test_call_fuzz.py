@@ -34,7 +34,7 @@ from fuzz_support.corpus import EXCLUDED, collect, live_exports
 
 from ea_compiler import Options, analyze
 from ea_compiler.bind.meta import parse_api
-from ea_compiler.bind.python import py
+from ea_compiler.bind.python import not_callable, py
 from ea_compiler.build import metadata
 
 HERE = Path(__file__).resolve().parent
@@ -63,7 +63,8 @@ def functions(source) -> list[str]:
     """The names `ea.load` gives the source's functions: exports and the parallel variants."""
     a = analyze(source.text.encode(), f"{source.stem}.ea", Options(target_cpu="haswell"))
     api = parse_api(metadata(a, f"{source.stem}.so", live_exports(a)), source.stem)
-    kept = [e for e in api.exports if f"{source.key}::{e.name}" not in EXCLUDED]
+    left_out = not_callable(api)  # what the binding itself leaves out, with its reason
+    kept = [e for e in api.exports if f"{source.key}::{e.name}" not in EXCLUDED and e.name not in left_out]
     names = [(py(e.name), e) for e in kept] + [(f"{e.name}_parallel", e) for e in kept if e.parallel]
     for name, e in names:
         if e.unchecked:

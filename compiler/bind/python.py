@@ -70,14 +70,26 @@ def generate(api: Api, source: str | None = None, lib_expr: str | None = None) -
     return {f"{api.stem}.py": module_text(api, source, lib_expr)}
 
 
+def _structs(api: Api) -> set[str]:
+    """The structs ctypes can lay out: every field a scalar (or such a struct); a
+    SIMD vector field has no ctypes type with its C alignment."""
+    ok: set[str] = set()
+    for s in api.structs:  # source order: a field's struct comes first
+        if all(t in CTYPES or t in ok for _, t in s.fields):
+            ok.add(s.name)
+    return ok
+
+
 def not_callable(api: Api) -> dict[str, str]:
-    """Exports Python cannot call, with the reason: a SIMD vector passed or
-    returned by value has no ctypes type (C and Eä callers can use them)."""
-    structs = {s.name for s in api.structs}
-    known = set(CTYPES) | structs
+    """Exports Python cannot call, with the reason: a SIMD vector (or a struct
+    holding one) passed or returned by value has no ctypes type (C and Eä
+    callers can use them)."""
+    known = set(CTYPES) | _structs(api)
     found = {}
     for e in api.exports:
-        bad = [t for t in [a.type for a in e.args if not a.is_pointer] + ([e.ret] if e.ret else []) if t not in known]
+        types = [a.type for a in e.args if not a.is_pointer] + ([e.ret] if e.ret else [])
+        types += [a.pointee for a in e.args if a.is_pointer and a.pointee in {s.name for s in api.structs}]
+        bad = [t for t in types if t not in known]
         if bad:
             found[e.name] = f"it takes or returns {bad[0]} by value, which Python cannot pass; call it from Eä or C"
     return found
@@ -87,7 +99,7 @@ def module_text(api: Api, source: str | None = None, lib_expr: str | None = None
     """`lib_expr`: how the module gets its library; default: `library.py`'s
     search (the metadata's path, then <stem>.so beside the module). Either
     way every export must be in it (`library.REQUIRE`)."""
-    structs = {s.name for s in api.structs}
+    structs = _structs(api)
     blocked = not_callable(api)
     exports = [e for e in api.exports if e.name not in blocked]
     parallel = [e for e in exports if _parallel_ok(e)]
@@ -107,7 +119,7 @@ def module_text(api: Api, source: str | None = None, lib_expr: str | None = None
     else:
         out += [library.REQUIRE, f"_lib = {lib_expr}"]
     out += library.require_lines(api, source)
-    for s in api.structs:
+    for s in [s for s in api.structs if s.name in structs]:
         fields = ", ".join(f'("{n}", {_ctype(t, structs)})' for n, t in s.fields)
         out += ["", f"class {s.name}(_ct.Structure):", f"    _fields_ = [{fields}]", ""]
     for name, value in cap_constants(api, source).items():
