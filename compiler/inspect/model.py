@@ -81,6 +81,7 @@ class FunctionReport:
     inlined_into: list[str] = field(default_factory=list)  # private functions live in their callers
     auto_vectorised: list[AutoVector] = field(default_factory=list)
     runtime_paths: list[RuntimePath] = field(default_factory=list)  # choices the machine code makes as it runs
+    prediction: object | None = None  # predict.FunctionPrediction when asked for (inspect_module(predict=True))
 
     @property
     def vector_width(self) -> str | None:
@@ -112,4 +113,5 @@ class InspectReport:
             fn["llvm_vectorised"] = src.tail_note
             fn["lines"] = {str(k): v for k, v in fn["lines"].items()}
             fn["runtime_paths"] = [p.to_json() for p in src.runtime_paths]
+            fn["prediction"] = src.prediction.to_json() if src.prediction is not None else None
         return data
