@@ -69,9 +69,8 @@ def _cpuinfo_ghz() -> float:
 def calibrate(options: Options | None = None, cancel: threading.Event | None = None, tell=lambda s: None):
     """Measure, save in the per-CPU cache and return the MemoryModel."""
     from ..inspect.predict.memory import MemoryModel, host_cache_sizes, save_calibration
-    from ..bench.cpu_baseline import cpu_model
     from ..loader import load
-    from .envinfo import timestamp
+    from .envinfo import cpu_model, timestamp
     options = options or Options()
     k = load(_source(), target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
 

@@ -34,7 +34,7 @@ from .hints import hints_for
 from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
-from .predict import memory_for, predict_loops
+from .predict import FunctionPrediction, MemoryModel, memory_for, predict_loops
 from .render import render_text
 from .runtime import masked_expansions, module_paths
 from .source import source_facts
@@ -144,6 +144,17 @@ def inlined_report(func: A.Func, reports: list[FunctionReport]) -> FunctionRepor
                           inlined_into=callers)
 
 
+def predict_function(analysis: Analysis, module, name: str, working_set_bytes: int | None = None,
+                     memory: MemoryModel | None = None) -> FunctionPrediction:
+    """The prediction for function `name` of a compiled module (ea_compiler.build)."""
+    report = inspect_module(analysis, module, names=[name], predict=True, working_set_bytes=working_set_bytes,
+                            memory=memory)
+    found = next((f for f in report.functions if f.name == name), None)
+    if found is None or found.prediction is None:
+        raise KeyError(f"no machine code for function '{name}'")
+    return found.prediction
+
+
 def clear_report_cache() -> None:
     """Forget the reports `inspect` cached (not the loader's `__eacache__`;
     `incremental.clear_function_cache()` forgets those of `inspect_function`)."""
@@ -151,4 +162,4 @@ def clear_report_cache() -> None:
 
 
 __all__ = ["AsmLine", "InspectError", "InspectReport", "clear_report_cache", "inspect", "inspect_module", "listing",
-           "render_text"]
+           "predict_function", "render_text"]

@@ -1,6 +1,7 @@
 """Predicted cycles per iteration of each loop (issue 23 §1).
 
-    from ea_compiler.inspect.predict import predict_function, Limit
+    from ea_compiler.inspect import predict_function
+    from ea_compiler.inspect.predict import Limit
     fp = predict_function(analysis, module, "dot", working_set_bytes=16 << 20)
     lp = fp.main                  # LoopPrediction of the main loop
     lp.cycles_per_iter, lp.limit  # 8.1, Limit.DRAM
@@ -14,7 +15,6 @@ bandwidths measured on this machine per cache level (memory.py,
 those of `ea inspect` (same order, same roles)."""
 from __future__ import annotations
 
-from ...analysis import Analysis
 from ...codegen.target import cpu_and_features, flag_features, host_cpu_name, triple
 from ...options import Options
 from ..asm import AsmFunction
@@ -78,17 +78,5 @@ def _rough_core(rep, machine: Machine) -> tuple[float, float]:
     return round(ports, 2), float(rep.cycles.get("latency", 0.0))
 
 
-def predict_function(analysis: Analysis, module, name: str, working_set_bytes: int | None = None,
-                     memory: MemoryModel | None = None) -> FunctionPrediction:
-    """The prediction for function `name` of a compiled module (ea_compiler.build)."""
-    from .. import inspect_module
-    report = inspect_module(analysis, module, names=[name], predict=True, working_set_bytes=working_set_bytes,
-                            memory=memory)
-    found = next((f for f in report.functions if f.name == name), None)
-    if found is None or found.prediction is None:
-        raise KeyError(f"no machine code for function '{name}'")
-    return found.prediction
-
-
 __all__ = ["DEFAULT", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "SizeRange",
-           "load_calibration", "memory_for", "predict_function", "predict_loops"]
+           "load_calibration", "memory_for", "predict_loops"]

@@ -55,7 +55,7 @@ def cache_dir() -> Path:
 
 def cpu_key() -> str:
     """The host CPU as a file name: `/proc/cpuinfo`'s model name and LLVM's name for it."""
-    from ...bench.cpu_baseline import cpu_model
+    from ...bench.envinfo import cpu_model
     from ...codegen.target import host_cpu_name
     return re.sub(r"[^A-Za-z0-9]+", "-", f"{cpu_model()}-{host_cpu_name()}").strip("-").lower()
 
