@@ -58,7 +58,7 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
                               "aarch64" if arm else "x86_64", cpu, flag_features(options))
         except mca.NoModel as e:
             why = str(e)
-    model = mca.model_name(cpu) if timings is not None else f"rough ({why})" if why else mca.model_name(cpu)
+    model = f"machine.py estimate, {why}" if why else mca.model_name(cpu)
     out = []
     for k, (lp, rep) in enumerate(zip(loops, report.loops)):
         rough = None

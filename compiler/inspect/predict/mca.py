@@ -59,7 +59,7 @@ def available() -> tuple[str, str] | None:
 
 def model_name(cpu: str) -> str:
     found = available()
-    return f"{found[1]} {cpu}" if found else "rough"
+    return f"{found[1]} {cpu}" if found else "machine.py estimate, llvm-mca not found"
 
 
 def run(bodies: list[list[str]], triple: str, cpu: str, mattr: str = "") -> list[BlockTiming]:
@@ -68,7 +68,7 @@ def run(bodies: list[list[str]], triple: str, cpu: str, mattr: str = "") -> list
     found = available()
     if found is None:
         raise NoModel("llvm-mca not found" if os.environ.get("EA_LLVM_MCA", "").lower() != "none"
-                      else "llvm-mca disabled (EA_LLVM_MCA=none)")
+                      else "llvm-mca disabled by EA_LLVM_MCA=none")
     if cpu in ("generic", "native", ""):
         raise NoModel(f"no scheduling model for '{cpu or 'generic'}'")
     text = "".join(f"# LLVM-MCA-BEGIN r{k}\n" + "".join(f"{ins}\n" for ins in body) + "# LLVM-MCA-END\n"
