@@ -194,3 +194,13 @@ def test_calibration_cached_per_cpu(tmp_path, monkeypatch):
 def test_memory_levels_by_working_set():
     assert [MEM.level(ws).value for ws in (None, 1, 32 << 10, (32 << 10) + 1, 512 << 10, 32 << 20, 1 << 30)] == \
         ["L1", "L1", "L1", "L2", "L2", "L3", "DRAM"]
+
+
+def test_incremental_inspect_predicts_too(monkeypatch):
+    from ea_compiler import analyze
+    from ea_compiler.inspect.incremental import inspect_function
+    monkeypatch.setenv("EA_LLVM_MCA", "none")  # the same with or without llvm-mca
+    analysis = analyze((ROOT / "examples/dot.ea").read_text(), "dot.ea", ZEN3)
+    assert inspect_function(analysis, "dot").prediction is None
+    fp = inspect_function(analysis, "dot", predict=True).prediction
+    assert fp.main.role == "main" and fp.main.elements_per_iter == 32 and fp.rough
