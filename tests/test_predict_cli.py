@@ -14,7 +14,7 @@ from ea_compiler.inspect.predict import mca
 
 ROOT = Path(__file__).resolve().parents[1]
 DOT = str(ROOT / "examples" / "dot.ea")
-needs_mca = pytest.mark.skipif(mca.available() is None, reason="llvm-mca not installed (apt-get install llvm-14)")
+needs_mca = pytest.mark.skipif(mca.available() is None, reason="llvm-mca not installed (apt-get install llvm-16)")
 
 
 @pytest.fixture(autouse=True)
