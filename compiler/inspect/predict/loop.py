@@ -93,7 +93,7 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     return LoopPrediction(
         function=fn.name, index=index, label=label, role=report.role, first_line=report.first_line,
         last_line=report.last_line, header_line=report.header_line,
-        elements_per_iter=report.elements_per_iteration, cycles_per_iter=by_level[level.value],
+        elements_per_iter=report.elements_any, cycles_per_iter=by_level[level.value],
         limit=limits[level], level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
         call_cycles=call_cycles, bytes_per_iter=loaded + stored + stored_nt, by_level=by_level,
         ranges=_ranges(limits, by_level, memory), calls=calls, spills=spills, reloads=reloads,
