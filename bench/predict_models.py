@@ -11,6 +11,7 @@ Needs a calibration (`ea bench --calibrate`; run first if missing)."""
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -29,7 +30,7 @@ from ea_compiler.inspect.predict import load_calibration  # noqa: E402
 from ea_compiler.loader import load  # noqa: E402
 from ea_compiler.options import Options  # noqa: E402
 
-MODELS = {"llvm-mca-14": "llvm-mca-14", "llvm-mca-16": "llvm-mca-16", "rough": "none"}
+MODELS = {name: name for name in ("llvm-mca-14", "llvm-mca-16") if shutil.which(name)} | {"rough": "none"}
 OSACA_ARCH = {"znver3": "ZEN3", "znver4": "ZEN4", "znver2": "ZEN2", "skylake-avx512": "SKX", "icelake-server": "ICX",
               "haswell": "HSW", "sapphirerapids": "SPR"}
 L1_WS, DRAM_WS = 16 << 10, 128 << 20
@@ -107,7 +108,7 @@ def predictions(path: str, name: str, opts: Options, ws: int, memory):
                                              memory=memory).functions if f.name == name)
         lp = fr.prediction.loops[fr.loops.index(fr.main_loop)]
         out[model] = (lp.cycles_per_iter, lp.elements_per_iter, lp.limit.value)
-        if model == "llvm-mca-14" and os.environ.get("OSACA_PATH"):
+        if model == next(iter(MODELS)) and os.environ.get("OSACA_PATH"):
             from ea_compiler.codegen.target import cpu_and_features
             from ea_compiler.inspect.predict.loop import body_for_model
             fn, loops = main_loop_body(path, name, opts, module)
