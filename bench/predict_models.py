@@ -95,7 +95,8 @@ def main_loop_body(path: str, name: str, opts: Options, module):
     from ea_compiler.inspect.cfg import natural_loops
     from ea_compiler.inspect.classify import classifier
     fn = next(f for f in parse(module.asm(), opts.is_arm) if f.name == name)
-    return fn, natural_loops(fn, [classifier(opts.is_arm)(i) for i in fn.instrs], opts.is_arm)
+    infos = [classifier(opts.is_arm)(i) for i in fn.instrs]
+    return fn, infos, natural_loops(fn, infos, opts.is_arm)
 
 
 def predictions(path: str, name: str, opts: Options, ws: int, memory):
@@ -111,8 +112,8 @@ def predictions(path: str, name: str, opts: Options, ws: int, memory):
         if model == next(iter(MODELS)) and os.environ.get("OSACA_PATH"):
             from ea_compiler.codegen.target import cpu_and_features
             from ea_compiler.inspect.predict.loop import body_for_model
-            fn, loops = main_loop_body(path, name, opts, module)
-            core = osaca_cycles(body_for_model(fn, loops[lp.index - 1], opts.is_arm), cpu_and_features(opts)[0])
+            fn, infos, loops = main_loop_body(path, name, opts, module)
+            core = osaca_cycles(body_for_model(fn, infos, loops[lp.index - 1]), cpu_and_features(opts)[0])
             if core is not None:  # the same memory and call terms as the others, OSACA's core figure
                 memory_bound = lp.limit.value in ("L1", "L2", "L3", "DRAM")
                 mem = lp.by_level[lp.level.value] - lp.call_cycles if memory_bound else \
