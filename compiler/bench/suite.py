@@ -12,6 +12,8 @@
     check = "out"                      # what to compare: an argument's value after the call, or "return"
     rtol = 1e-6                        # optional tolerances (numpy.allclose); defaults 1e-5 / 1e-6
     seed = 1                           # optional
+    loop_elements = "n * n"            # optional: elements the main loop covers per call (default n),
+                                       # for cycles per iteration (`ea bench --cycles`)
     [bench.args]                       # one entry per parameter, in any order
     a = { dtype = "float32", dist = "uniform", low = -1, high = 1 }
     out = { dtype = "float32", dist = "zeros" }
@@ -48,7 +50,7 @@ _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _ARRAY_KEYS = {"dtype", "dist", "low", "high", "mean", "std", "value", "length", "shape", "seed"}
 _BENCH_KEYS = {"function", "name", "sizes", "bytes_per_element", "reference", "check", "rtol", "atol",
-               "seed", "args", "prelude"}
+               "seed", "args", "prelude", "loop_elements"}
 _SUITE_KEYS = {"kernel", "baseline", "history", "bench", "prelude", "tune"}
 
 
@@ -78,6 +80,7 @@ class BenchSpec:
     atol: float = 1e-6
     seed: int = 1
     prelude: str = ""  # the suite's prelude, then the bench's own
+    loop_elements: str = "n"  # expression in n: the elements the main loop covers per call
     args: dict[str, ArraySpec | float | int | str] = field(default_factory=dict)
 
 
@@ -183,6 +186,7 @@ def _bench(raw: dict, where: str, prelude: str) -> BenchSpec:
         rtol=_number(raw.get("rtol", 1e-5), f"{where}: rtol"),
         atol=_number(raw.get("atol", 1e-6), f"{where}: atol"),
         seed=int(_number(raw.get("seed", 1), f"{where}: seed")),
+        loop_elements=_expression(str(raw.get("loop_elements", "n")), f"{where}: loop_elements"),
         prelude="\n".join(filter(None, [prelude, _code(raw.get("prelude", ""), f"{where}: prelude")])))
     args = raw.get("args", {})
     if not isinstance(args, dict):
