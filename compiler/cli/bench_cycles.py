@@ -3,6 +3,7 @@ iteration, predicted vs measured, printed as a table (or JSON) and kept in
 each suite's history file."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -33,8 +34,11 @@ def measure_suites(suites: list[Suite], options: Options, benches: list[str] | N
     return code, docs
 
 
+def dump_json(docs: list[dict]) -> str:
+    return json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n"
+
+
 def run_cycle_suites(args, suites: list[Suite]) -> int:
-    from .bench_run import dump_json
     code, docs = measure_suites(suites, args.options, args.benches or None, args.quick, args.history,
                                 None if args.json else sys.stdout)
     if args.json and docs:
