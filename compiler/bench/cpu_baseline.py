@@ -19,23 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codegen.target import host_cpu_name
-from .envinfo import host_arch, timestamp
+from .envinfo import cpu_model, host_arch, timestamp
 from .runner import RunReport
 
 THRESHOLD = 0.05
 SCHEMA = 1
-
-
-def cpu_model() -> str:
-    """The model name /proc/cpuinfo gives (Linux), else the architecture."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith(("model name", "Model")):
-                    return line.partition(":")[2].strip()
-    except OSError:
-        pass
-    return host_arch()
 
 
 def cpu_identity() -> dict:

@@ -46,18 +46,20 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
     prediction. Raises BenchError when the kernel does not compile or cannot run here."""
     from ..inspect import InspectError, inspect
     from ..loader import CompileError, load
-    from .frequency import core_ghz
     from .predicted_side import fill_prediction
     from .runner import _choose, _runnable
     _runnable(options)
     data = suite.kernel.read_bytes()
+    from ..build import compile_source
     try:
         kernel = load(suite.kernel, target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
         inspected = inspect(data, str(suite.kernel), options)
     except (CompileError, InspectError) as err:
         raise BenchError(f"{suite.kernel} does not compile: {err}") from None
+    analysis, module = compile_source(data, str(suite.kernel), options)
     functions = {fn.name: fn for fn in inspected.functions}
-    report = CycleReport(suite, options, core_ghz(), clock_source(), source_hash(data))
+    ghz, clock = clock_ghz()
+    report = CycleReport(suite, options, ghz, clock, source_hash(data))
     budget = Budget.quick() if quick else Budget(seconds=0.3)
     from .cycle_run import measure_cycles
     for spec in _choose(suite, benches):
@@ -71,9 +73,20 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
         except BenchError as err:
             report.problems.append(f"{spec.name}: {err}")
             continue
-        fill_prediction(rows, fn)
+        fill_prediction(rows, analysis, module, spec.function)
         report.rows.extend(rows)
     return report
+
+
+def clock_ghz() -> tuple[float, str]:
+    """The core clock to convert time to cycles, and how it was obtained: the one the model's
+    calibration measured (so measured and predicted cycles are the same cycles), else our own chain."""
+    from ..inspect.predict import load_calibration
+    from .frequency import core_ghz
+    calibrated = load_calibration()
+    if calibrated is not None and calibrated.ghz > 0:
+        return calibrated.ghz, clock_source(f"of the calibration ({calibrated.source})")
+    return core_ghz(), clock_source()
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -89,7 +102,10 @@ def table_lines(report: CycleReport) -> list[str]:
         pred = _num(r.predicted) + (" ~" if r.predicted_by == "rough" else "")
         out.append(f"{r.function:<20} {r.size_class:<5} {r.n:>10} {pred:>10} {_num(r.cycles_per_iter):>9} "
                    f"{err:>7}  {r.limit or '-'}{'  (' + r.note + ')' if r.note else ''}")
+    models = sorted({r.predicted_by for r in report.rows if r.predicted_by and r.predicted_by != "rough"})
+    if models:
+        out.append(f"predicted by {', '.join(models)}")
     if any(r.predicted_by == "rough" for r in report.rows):
-        out.append("~ rough: today's roofline estimate (no calibrated model for this CPU)")
+        out.append("~ rough: the fallback estimate (no machine model for this CPU)")
     out += [f"not measured: {p}" for p in report.problems]
     return out

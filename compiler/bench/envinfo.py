@@ -25,6 +25,18 @@ def host_arch() -> str:
     return _ARCH_NAMES.get(machine, machine)
 
 
+def cpu_model() -> str:
+    """The model name /proc/cpuinfo gives (Linux), else the architecture."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(("model name", "Model")):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return host_arch()
+
+
 def target_features(opts: Options) -> str:
     """The extra feature string the flags produce (TOOLCHAIN.md §1.1), e.g.
     "+avx512f,+avx512vl,+avx512bw"."""

@@ -1,18 +1,30 @@
-"""The predicted half of a predicted-vs-measured pair: the model's cycles per
-main-loop iteration for a working set. Until the calibrated model
-(compiler/predict) is present this is today's rough inspect estimate, the
-largest of its memory/compute/latency cycles, marked "rough"."""
+"""The predicted half of a predicted-vs-measured pair: the model's cycles
+per main-loop iteration (compiler/inspect/predict) at the working set each
+measurement had, and the limit it says binds there."""
 from __future__ import annotations
 
-from ..inspect.model import FunctionReport
 from .cycles import CycleMeasurement
 
+_LEVELS = ("L1", "L2", "L3", "DRAM")
 
-def fill_prediction(rows: list[CycleMeasurement], fn: FunctionReport) -> None:
-    """Set `predicted`, `limit` and `predicted_by` of each measured row of `fn`'s main loop."""
-    loop = fn.main_loop
-    if loop is None or not loop.cycles:
-        return
+
+def limit_text(limit: str) -> str:
+    """`L2` -> `L2 bandwidth`; ports, latency, calls as they are."""
+    return f"{limit} bandwidth" if limit in _LEVELS else limit
+
+
+def fill_prediction(rows: list[CycleMeasurement], analysis, module, function: str) -> None:
+    """Set `predicted`, `limit` and `predicted_by` of each measured row of `function`'s main loop
+    (`analysis, module` = ea_compiler.build.compile_source of the kernel measured)."""
+    from ..inspect import predict_function
     for row in rows:
-        limit, cycles = max(loop.cycles.items(), key=lambda kv: kv[1])
-        row.predicted, row.limit, row.predicted_by = cycles, limit, "rough"
+        try:
+            fp = predict_function(analysis, module, function, working_set_bytes=row.working_set)
+        except KeyError:
+            return
+        main = fp.main
+        if main is None:
+            return
+        row.predicted = main.cycles_per_iter
+        row.limit = limit_text(main.limit.value)
+        row.predicted_by = "rough" if main.rough else main.model

@@ -12,6 +12,7 @@ from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_targe
 from .flags import HELP_FLAGS, wants_help
 
 USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml> [options]
+       ea bench --calibrate [--target CPU]   measure this machine for `ea inspect`'s predictions
   --bench NAME          only this benchmark (repeatable)
   --sizes 64K,16M       sizes to sweep instead of the suite's
   --quick               short measurements (smoke runs; marked quick, compared only with quick runs)
@@ -36,6 +37,8 @@ def run_bench(args: list[str]) -> int:
     if not args or args[0] in HELP_FLAGS:
         sys.stderr.write(USAGE)
         return 0 if args else 1
+    if args[0] == "--calibrate":
+        return _calibrate(args[1:])
     target = Path(args[0])
     if target.suffix == ".toml" and _is_harness_manifest(target):
         from ..bench.harness import main as harness_main
@@ -46,6 +49,22 @@ def run_bench(args: list[str]) -> int:
     parsed = _parse(args)
     from .bench_run import run
     return run(parsed)
+
+
+def _calibrate(args: list[str]) -> int:
+    """Core clock, read bandwidth of L1, L2, L3 and DRAM, and a libm call's cost,
+    measured (a few seconds) and cached per CPU (compiler/bench/calibrate.py)."""
+    from ..options import Options
+    opts = Options()
+    for arg in joined(args, TARGET_VALUE_OPTIONS):
+        new = parse_target_flag(arg, opts)
+        if new is None:
+            raise UsageError(f"unknown option '{arg}' for ea bench --calibrate")
+        opts = new
+    validate(opts)
+    from ..bench.calibrate import calibrate
+    calibrate(opts, tell=lambda line: print(line, flush=True))
+    return 0
 
 
 # Top-level keys only an upstream manifest has: a file with any of them is one, and

@@ -14,17 +14,21 @@ from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_targe
 from .flags import read_sources, unreadable, wants_help
 
 USAGE = "usage: ea inspect <file.ea> [--opt-level=N] [--target=CPU] [--target-triple=T] [--avx512] " \
-        "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--measure] [--json]"
+        "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--working-set=SIZE] [--no-predict] [--measure] [--json]"
 HELP = USAGE + """
        ea inspect <file.ea|dir>... [options]
 
 What the optimised machine code of every function does: instruction mix, vector
-width, loops, registers, bottleneck, hints. Several files or directories (their
+width, loops, registers, bottleneck, hints, and each loop's predicted cycles per
+iteration (llvm-mca's model of the target CPU and the memory bandwidths
+`ea bench --calibrate` measured; "(rough)" without a model). Several files or directories (their
 *.ea files, sorted) give one report each, headed `==> path <==`; exit 1 if any fails.
 
 options:
   --json             the report as JSON on stdout
   --bandwidth GBS    memory bandwidth for the bottleneck estimate, in GB/s
+  --working-set SIZE the bytes the kernel touches (e.g. 16K, 64M): the prediction at that size
+  --no-predict       leave the predicted cycles out
   --measure          also run each function of the file's bench suite (<stem>.bench.toml) at an
                      L1-resident and a DRAM size: cycles per main-loop iteration, predicted vs
                      measured (kept in the suite's history for the editor)
@@ -43,11 +47,20 @@ def run_inspect(args: list[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 1
     inputs, opts, as_json, bandwidth, measure = [], Options(), False, None, False
-    for arg in joined(args, ("--bandwidth", *TARGET_VALUE_OPTIONS)):
+    predict: dict = {"predict": True, "working_set_bytes": None}
+    for arg in joined(args, ("--bandwidth", "--working-set", *TARGET_VALUE_OPTIONS)):
         if arg == "--json":
             as_json = True
         elif arg == "--measure":
             measure = True
+        elif arg == "--no-predict":
+            predict["predict"] = False
+        elif arg.startswith("--working-set="):
+            from ..bench import parse_size
+            try:
+                predict["working_set_bytes"] = parse_size(arg.split("=", 1)[1])
+            except ValueError:
+                raise UsageError("--working-set takes a size in bytes, e.g. --working-set=16M") from None
         elif arg.startswith("--bandwidth="):
             try:
                 bandwidth = float(arg.split("=", 1)[1])
@@ -64,7 +77,7 @@ def run_inspect(args: list[str]) -> int:
     files = read_sources(inputs)
     if len(files) == 1:
         path, data, problem = files[0]
-        report = _inspect_one(path, data, problem, opts, bandwidth)
+        report = _inspect_one(path, data, problem, opts, bandwidth, predict=predict)
         if report is None:
             return 1
         if measure:
@@ -78,7 +91,7 @@ def run_inspect(args: list[str]) -> int:
         if not as_json:
             sys.stdout.write(f"{chr(10) if k else ''}==> {path} <==\n")
             sys.stdout.flush()
-        report = _inspect_one(path, data, problem, opts, bandwidth, docs if as_json else None)
+        report = _inspect_one(path, data, problem, opts, bandwidth, docs if as_json else None, predict)
         if report is None:
             code = 1
         elif as_json:
@@ -92,7 +105,7 @@ def run_inspect(args: list[str]) -> int:
 
 
 def _inspect_one(path: str, data: bytes | None, problem: str | None, opts: Options,
-                 bandwidth: float | None, docs: list | None = None):
+                 bandwidth: float | None, docs: list | None = None, predict: dict | None = None):
     """The report of one file, or None after printing why there is none (and
     recording it in `docs` for JSON)."""
     if data is None:
@@ -102,7 +115,7 @@ def _inspect_one(path: str, data: bytes | None, problem: str | None, opts: Optio
             docs.append({"path": path, "diagnostics": [unreadable(path, problem)]})
         return None
     try:
-        return inspect(data, path, opts, bandwidth)
+        return inspect(data, path, opts, bandwidth, **(predict or {}))
     except InspectError as err:
         analysis = err.analysis
         sys.stderr.write(render_all(err.diagnostics, analysis.source if analysis else None, path))

@@ -34,6 +34,7 @@ from .hints import hints_for
 from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
+from .predict import FunctionPrediction, MemoryModel, memory_for, predict_loops
 from .render import render_text
 from .runtime import masked_expansions, module_paths
 from .source import source_facts
@@ -52,10 +53,14 @@ class InspectError(Exception):
 
 
 def inspect(text: str | bytes, path: str = "<input>", options: Options | None = None,
-            bandwidth_gbs: float | None = None) -> InspectReport:
+            bandwidth_gbs: float | None = None, predict: bool = False,
+            working_set_bytes: int | None = None, memory=None) -> InspectReport:
+    """`predict`: each function's `prediction` (predict/), at `working_set_bytes`
+    with `memory` (a predict.MemoryModel; default: the host's calibration)."""
     options = options or Options()
     data = text.encode() if isinstance(text, str) else text
-    key = (hashlib.blake2b(data, digest_size=16).digest(), path, options.key(), bandwidth_gbs)
+    key = (hashlib.blake2b(data, digest_size=16).digest(), path, options.key(), bandwidth_gbs, predict,
+           working_set_bytes, repr(memory))
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
@@ -63,7 +68,8 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
     analysis, module = compile_source(data, path, options)
     if module is None:
         raise InspectError(analysis.errors or analysis.diagnostics, analysis)
-    report = inspect_module(analysis, module, bandwidth_gbs)
+    report = inspect_module(analysis, module, bandwidth_gbs, predict=predict, working_set_bytes=working_set_bytes,
+                            memory=memory)
     _CACHE[key] = report
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -71,7 +77,8 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
 
 
 def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_gbs: float | None = None,
-                   asm: str | None = None, names=None, paths=None) -> InspectReport:
+                   asm: str | None = None, names=None, paths=None, predict: bool = False,
+                   working_set_bytes: int | None = None, memory=None) -> InspectReport:
     """The report of a module compiled from `analysis` (for its options);
     `asm` is `module.asm()` when the caller already has it. With `names`
     (a module of those functions and their callees, `compile_functions`),
@@ -80,6 +87,8 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
     options = analysis.options
     arm = options.is_arm
     machine = machine_for(options, bandwidth_gbs)
+    if predict and memory is None:
+        memory = memory_for(options, bandwidth_gbs)
     funcs = {f.name: f for f in analysis.live_functions}
     classify = classifier(arm)
     only = None
@@ -104,6 +113,8 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
                          versioned=any(p.loop_versions for p in found))
         report.runtime_paths = sorted(found, key=lambda p: (p.line or 0, p.source))
         report.hints = hints_for(report, func, fn, infos, loops, machine, arm, facts)
+        if predict:
+            report.prediction = predict_loops(fn, infos, loops, report, options, machine, memory, working_set_bytes)
         reports.append(report)
     if names is not None:
         return InspectReport(analysis.path, describe_target(options), reports)
@@ -133,6 +144,17 @@ def inlined_report(func: A.Func, reports: list[FunctionReport]) -> FunctionRepor
                           inlined_into=callers)
 
 
+def predict_function(analysis: Analysis, module, name: str, working_set_bytes: int | None = None,
+                     memory: MemoryModel | None = None) -> FunctionPrediction:
+    """The prediction for function `name` of a compiled module (ea_compiler.build)."""
+    report = inspect_module(analysis, module, names=[name], predict=True, working_set_bytes=working_set_bytes,
+                            memory=memory)
+    found = next((f for f in report.functions if f.name == name), None)
+    if found is None or found.prediction is None:
+        raise KeyError(f"no machine code for function '{name}'")
+    return found.prediction
+
+
 def clear_report_cache() -> None:
     """Forget the reports `inspect` cached (not the loader's `__eacache__`;
     `incremental.clear_function_cache()` forgets those of `inspect_function`)."""
@@ -140,4 +162,4 @@ def clear_report_cache() -> None:
 
 
 __all__ = ["AsmLine", "InspectError", "InspectReport", "clear_report_cache", "inspect", "inspect_module", "listing",
-           "render_text"]
+           "predict_function", "render_text"]

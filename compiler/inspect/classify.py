@@ -25,6 +25,7 @@ class Info:
     gather: bool = False
     scatter: bool = False
     spill: bool = False
+    call: str | None = None  # the function a call instruction calls (`expf`), else None
 
 
 # ---- x86 (AT&T: the destination is the last operand) ------------------------
@@ -41,6 +42,10 @@ _X86_COMPARES = ("cmp", "test", "vcmp", "vptest", "vucomi", "ucomi", "vcomi", "c
 # VNNI dot products: multiply-adds per i32 lane (vpdpbusd: 4 u8*i8, vpdpwssd:
 # 2 i16*i16; the saturating `s` forms alike), each counted like an FMA lane.
 _X86_VNNI_MACS = {"vpdpbusd": 4, "vpdpbusds": 4, "vpdpwssd": 2, "vpdpwssds": 2}
+# Integer multiply-adds without an accumulator: (lane bits of the result, multiply-adds per lane).
+# pmaddubsw: u8*i8 pairs into i16; pmaddwd: i16*i16 pairs into i32; vpmadd52: one 52-bit product per i64.
+_X86_INT_MADDS = {"pmaddubsw": (16, 2), "vpmaddubsw": (16, 2), "pmaddwd": (32, 2), "vpmaddwd": (32, 2),
+                  "vpmadd52luq": (64, 1), "vpmadd52huq": (64, 1)}
 _X86_MOVES = ("mov", "vmov", "movnt", "vmovnt", "vextract", "vpextr", "pextr", "vcvtps2ph", "vpmov",
               "vscatter", "vpscatter", "push")
 
@@ -65,6 +70,9 @@ def classify_x86(ins: Instr) -> Info:
     info.regs = set(vregs)
     if m.startswith("j"):
         info.branch_to = ins.operands[0] if ins.operands else None
+        return info
+    if m.startswith("call"):
+        info.call = callee_name(ins.operands[0] if ins.operands else "?")
         return info
     macs = _X86_VNNI_MACS.get(m, 0)
     # vpdpbusd, vpdpwssd end in `sd` but are vector integer instructions
@@ -97,6 +105,9 @@ def classify_x86(ins: Instr) -> Info:
     fp = _X86_ARITH_FP.match(m)
     if macs:
         info.flops = max(info.width, 128) // 32 * macs * 2
+    elif m in _X86_INT_MADDS:
+        bits, per_lane = _X86_INT_MADDS[m]
+        info.flops = max(info.width, 128) // bits * per_lane * 2
     elif fp:
         lanes = max(info.width, 128) // (32 if fp.group(2) in ("ps", "ss") else 64) if info.vector else 1
         info.flops = lanes * (2 if info.fma else 1)
@@ -130,6 +141,9 @@ _ARM_QREG = re.compile(r"\bq(\d+)\b")
 _ARM_DREG = re.compile(r"\bd(\d+)\b")
 _ARM_ELEM_BITS = {"b": 8, "h": 16, "s": 32, "d": 64}
 _ARM_SIZE = {"q": 16, "d": 8, "s": 4, "h": 2, "b": 1, "x": 8, "w": 4}
+# Integer multiply-adds: products accumulated per result lane (sdot: four u8/i8 products per i32 lane).
+_ARM_INT_MADDS = {"sdot": 4, "udot": 4, "usdot": 4, "sudot": 4, "smmla": 8, "ummla": 8, "usmmla": 8, "mla": 1,
+                  "mls": 1, "smlal": 1, "umlal": 1, "smlal2": 1, "umlal2": 1, "smlsl": 1, "umlsl": 1}
 _ARM_FLOAT_OPS = ("fadd", "fsub", "fmul", "fdiv", "fmax", "fmin", "fsqrt", "fmla", "fmls", "fmadd",
                   "fmsub", "fnmadd", "fnmsub", "faddp", "fmaxnm", "fminnm")
 
@@ -140,6 +154,9 @@ def classify_arm(ins: Instr) -> Info:
     ops = ", ".join(ins.operands)
     if m == "b" or m.startswith("b.") or m in ("cbz", "cbnz", "tbz", "tbnz"):
         info.branch_to = ins.operands[-1] if ins.operands else None
+        return info
+    if m in ("bl", "blr"):
+        info.call = callee_name(ins.operands[0] if ins.operands else "?")
         return info
     lanes = _ARM_VEC.findall(ops)
     qregs = _ARM_QREG.findall(ops)
@@ -166,6 +183,8 @@ def classify_arm(ins: Instr) -> Info:
     if m in _ARM_FLOAT_OPS:
         count = (info.width // int(_ARM_ELEM_BITS[lanes[0][2]])) if lanes and lanes[0][1] else 1
         info.flops = count * (2 if info.fma else 1)
+    elif m in _ARM_INT_MADDS and lanes and lanes[0][1]:
+        info.flops = int(lanes[0][1]) * _ARM_INT_MADDS[m] * 2  # per result lane, like an FMA lane
     return info
 
 
@@ -175,6 +194,11 @@ def _arm_size(ins: Instr) -> int:
         regs = _ARM_VEC.findall(first)
         return sum(int(c or 1) * _ARM_ELEM_BITS[k] // 8 for _, c, k in regs) or 16
     return _ARM_SIZE.get(first[:1], 8)
+
+
+def callee_name(operand: str) -> str:
+    """`expf` of `expf@PLT`, `*%rax` of an indirect call."""
+    return operand.split("@")[0]
 
 
 def classifier(arm: bool):

@@ -105,8 +105,8 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: l
 def _vectorised(ins: Instr, info: Info) -> bool:
     """A vector load or store on a source line: vectorised code always moves
     data in vectors (register moves and blends of scalars in xmm do not count,
-    nor broadcasts of one element)."""
-    return (info.vector and ins.line is not None and bool(info.loads or info.stores)
+    nor broadcasts of one element, nor spills and reloads through the stack)."""
+    return (info.vector and ins.line is not None and bool(info.loads or info.stores) and not info.spill
             and not ins.mnemonic.startswith(("vbroadcast", "vpbroadcast", "ld1r")))
 
 
@@ -156,13 +156,19 @@ def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> 
             llvm_bits = max(llvm_bits, info.width)
     src = [ins.line for ins, _ in body if ins.line is not None]
     chain, chain_text = carried_chain([ins for ins, _ in hot], arm)
-    moved = per.bytes_loaded + per.bytes_stored
+    calls = Counter(info.call for _, info in hot if info.call)
+    spills = sum(info.stores for _, info in hot if info.spill)
+    reloads = sum(info.loads for _, info in hot if info.spill)
+    # Spills and reloads are stack traffic around calls or register pressure, not the kernel's data.
+    moved = sum(info.load_bytes + info.store_bytes for _, info in hot if not info.spill)
+    bottleneck = "call-bound" if calls else machine.classify(per.flops, moved, chain)
     report = LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
                         header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,
                         elements_per_iteration=_elements(hot, elem, facts),
-                        bottleneck=machine.classify(per.flops, moved, chain), mix=dict(mix),
+                        bottleneck=bottleneck, mix=dict(mix),
                         cycles=machine.cycles(per.flops, moved, chain), chain=chain_text,
-                        llvm_vector_bits=llvm_bits)
+                        llvm_vector_bits=llvm_bits, calls=dict(calls), spills=spills, reloads=reloads,
+                        kernel_bytes=moved)
     return report, user_vector
 
 

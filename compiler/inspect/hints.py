@@ -42,7 +42,12 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
     for lp, found in zip(fr.loops, loops):
         body = [(fn_asm.instrs[i], infos[i]) for i in found.instrs]
         spills = sum(1 for _, info in body if info.spill)
-        if spills:
+        if lp.calls:
+            out.append(Hint("calls", f"the loop at lines {lp.first_line}-{lp.last_line} calls {_calls_text(lp.calls)} "
+                            "per iteration: the calls, not memory, bound it"
+                            + (f"; its {spills} spill/reload instruction(s) keep values across the calls "
+                               "(a call clobbers every vector register)" if spills else ""), lp.header_line))
+        elif spills:
             out.append(Hint("spills", f"{spills} register spill/reload instruction(s) inside the loop at lines "
                             f"{lp.first_line}-{lp.last_line}: fewer live vectors (accumulators, unrolling) "
                             "would keep it in registers", lp.header_line))
@@ -59,9 +64,9 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
     if main_loop is not None:
         found = loops[fr.loops.index(main_loop)]
         body = [(fn_asm.instrs[i], infos[i]) for i in found.path]
-        mem = sum(1 for _, info in body if info.loads or info.stores)
+        mem = sum(1 for _, info in body if (info.loads or info.stores) and not info.spill)
         work = sum(1 for ins, info in body if _computes(ins, info))
-        if mem > work:
+        if mem > work and not main_loop.calls:
             out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {work} compute ops "
                             "\u2014 kernel may be bandwidth-bound", main_loop.header_line))
         if main_loop.bottleneck == "latency-bound" and main_loop.chain:
@@ -75,6 +80,12 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
     return out
 
 
+def _calls_text(calls: dict[str, int]) -> str:
+    """`expf 8 times`, `expf 8 times and logf once`."""
+    parts = [f"{name} {'once' if n == 1 else f'{n} times'}" for name, n in calls.items()]
+    return " and ".join(parts)
+
+
 def _type_bits(name: str) -> int:
     elem, lanes = name.split("x")
     return int(elem[1:]) * int(lanes)
@@ -84,7 +95,7 @@ def _computes(ins, info: Info) -> bool:
     """Arithmetic, scalar or vector, with or without a memory operand: an FMA
     with a folded load is both a load and a compute op. Data moves, loop
     control and branches are not."""
-    if info.branch_to is not None:
+    if info.branch_to is not None or info.call:
         return False
     if info.flops or info.fma:
         return True

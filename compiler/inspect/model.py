@@ -35,11 +35,15 @@ class LoopReport:
     depth: int
     per_iteration: Counts
     elements_per_iteration: int | None
-    bottleneck: str  # "memory-bound", "compute-bound", "mixed" or "latency-bound"
+    bottleneck: str  # "memory-bound", "compute-bound", "mixed", "latency-bound" or "call-bound" (it calls functions)
     mix: dict[str, int] = field(default_factory=dict)  # mnemonic -> count per iteration
     cycles: dict[str, float] = field(default_factory=dict)  # estimated cycles/iteration: memory, compute, latency
     chain: str | None = None  # the longest loop-carried chain, e.g. "ymm0: vmaxps -> vmovaps"
     llvm_vector_bits: int = 0  # widest vector LLVM made of scalar source code in this loop
+    calls: dict[str, int] = field(default_factory=dict)  # callee -> calls per iteration (`expf`: libm)
+    spills: int = 0  # stores to the stack frame per iteration (spills)
+    reloads: int = 0  # loads from the stack frame per iteration (reloads)
+    kernel_bytes: int = 0  # bytes the kernel moves per iteration: spills and reloads left out
 
 
 @dataclass
@@ -81,6 +85,7 @@ class FunctionReport:
     inlined_into: list[str] = field(default_factory=list)  # private functions live in their callers
     auto_vectorised: list[AutoVector] = field(default_factory=list)
     runtime_paths: list[RuntimePath] = field(default_factory=list)  # choices the machine code makes as it runs
+    prediction: object | None = None  # predict.FunctionPrediction when asked for (inspect_module(predict=True))
 
     @property
     def vector_width(self) -> str | None:
@@ -112,4 +117,5 @@ class InspectReport:
             fn["llvm_vectorised"] = src.tail_note
             fn["lines"] = {str(k): v for k, v in fn["lines"].items()}
             fn["runtime_paths"] = [p.to_json() for p in src.runtime_paths]
+            fn["prediction"] = src.prediction.to_json() if src.prediction is not None else None
         return data

@@ -18,7 +18,7 @@ def loop_rows(fr: FunctionReport) -> list[tuple[str, str]]:
         elems = str(lp.elements_per_iteration) if lp.elements_per_iteration else "-"
         role = ("  " * lp.depth) + lp.role
         rows.append((f"{k:<4}  {role:<4}  {lines:<8}  {p.instructions:>6}  {p.vector:>6}  {p.loads:>5}  "
-                     f"{p.stores:>6}  {p.fma:>3}  {p.bytes_loaded + p.bytes_stored:>10}  {elems:>10}  ",
+                     f"{p.stores:>6}  {p.fma:>3}  {lp.kernel_bytes:>10}  {elems:>10}  ",
                      lp.bottleneck))
     return rows
 
@@ -76,6 +76,54 @@ def _function(fr: FunctionReport) -> list[str]:
         out.append("")
         out.append("  " + LOOP_HEADER)
         out += [f"  {cells}{bottleneck}" for cells, bottleneck in loop_rows(fr)]
+    if fr.prediction is not None and fr.prediction.loops:
+        out.append("")
+        out += prediction_lines(fr.prediction)
+    return out
+
+
+def size_text(n: int) -> str:
+    """`32K`, `512K`, `32M`, `1.5M` (binary units)."""
+    for shift, unit in ((30, "G"), (20, "M"), (10, "K")):
+        if n >= 1 << shift:
+            v = n / (1 << shift)
+            return f"{v:.0f}{unit}" if v == int(v) else f"{v:.1f}{unit}"
+    return f"{n}B"
+
+
+def limit_text(limit) -> str:
+    """How a limit reads: `ports`, `latency`, `calls`, `L2 bandwidth`."""
+    return limit.value if limit.value in ("ports", "latency", "calls") else f"{limit.value} bandwidth"
+
+
+def prediction_lines(fp) -> list[str]:
+    """The predicted cycles per iteration of each loop and where each limit applies:
+      predicted (llvm-mca 14 znver3; memory default (not calibrated)):
+        loop 1 main: ports 4.07 c/iter up to 32K, L2 bandwidth 8 to 512K, ..., DRAM bandwidth 51.2 beyond
+    """
+    rough = " (rough)" if fp.rough else ""
+    out = [f"  predicted{rough}: {fp.model}; memory {fp.memory}"]
+    for lp in fp.loops:
+        spans = []
+        for k, r in enumerate(lp.ranges):
+            where = ("at every size" if r.low == 0 and r.high is None else
+                     "beyond " + size_text(r.low - 1) if r.high is None else
+                     "up to " + size_text(r.high) if r.low == 0 else "to " + size_text(r.high))
+            spans.append(f"{limit_text(r.limit)} {r.cycles_per_iter:g} c/iter {where}" if k == 0 else
+                         f"{limit_text(r.limit)} {r.cycles_per_iter:g} {where}")
+        at = ""
+        if fp.working_set_bytes is not None:
+            at = f"{lp.cycles_per_iter:g} c/iter at {size_text(fp.working_set_bytes)} ({limit_text(lp.limit)}); "
+        elems = f" ({lp.elements_per_iter} elements)" if lp.elements_per_iter else ""
+        out.append(f"    loop {lp.index} {lp.role}{elems}: {at}{', '.join(spans)}{rough}")
+        extra = []
+        if lp.calls:
+            extra.append("calls " + ", ".join(f"{name} x{n}" for name, n in lp.calls.items())
+                         + f" ({lp.call_cycles:g} cycles)")
+        if lp.spills or lp.reloads:
+            extra.append(f"{lp.spills} spills and {lp.reloads} reloads (stack traffic, not the kernel's)")
+        if extra:
+            out.append(f"      per iteration: {'; '.join(extra)}")
     return out
 
 

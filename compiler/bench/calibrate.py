@@ -1,0 +1,109 @@
+"""`ea bench --calibrate`: what this machine's memory and calls cost, for
+`ea inspect`'s predictions (compiler/inspect/predict/), measured once (a few
+seconds) and cached per CPU (predict/memory.py says where).
+
+* the core clock: a chain of dependent scalar additions (calibrate.ea
+  `addchain`) takes the model's latency per addition (llvm-mca); time /
+  cycles gives the frequency (`cpu MHz` of /proc/cpuinfo without a model);
+* read bandwidth per level: `readsum` over an array half the size of L1,
+  half of L2, a quarter of L3, and four times L3 (DRAM), in bytes per cycle;
+* a libm call: `expsum` (one `expf` per element), its measured cycles per
+  iteration less the model's cycles for the rest of the loop, per call.
+
+Times are the 10th percentile of the samples: what the machine can do, less
+what other processes took from it."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..options import Options
+from .inputs import place
+from .timing import Budget, measure
+
+SOURCE = Path(__file__).with_name("calibrate.ea")
+CHAIN_N = 1 << 20
+EXP_N = 1 << 14
+
+
+def _fastest_ns(fn, seconds: float, cancel) -> float:
+    return measure({"f": fn}, Budget(seconds=seconds, min_samples=5, max_samples=60, sample_ns=1e6,
+                                      warmup_ns=5e6), cancel)["f"].p10_ns
+
+
+def _source() -> Path:
+    from .bandwidth import _source as beside_cache
+    import os
+    import shutil
+    if os.access(SOURCE.parent, os.W_OK):
+        return SOURCE
+    copy = beside_cache().parent / SOURCE.name
+    if not copy.exists() or copy.read_bytes() != SOURCE.read_bytes():
+        shutil.copyfile(SOURCE, copy)
+    return copy
+
+
+def _loop_model(options: Options, name: str):
+    """(main loop's prediction, its instruction mix) of a calibration kernel, with no call cost."""
+    from ..inspect import inspect
+    from ..inspect.predict.memory import DEFAULT, MemoryModel
+    free_calls = MemoryModel(DEFAULT.cache_bytes, DEFAULT.bytes_per_cycle, DEFAULT.ghz, 0.0, "calibration")
+    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=free_calls)
+    fr = next(f for f in report.functions if f.name == name)
+    k = fr.loops.index(fr.main_loop)
+    return fr.prediction.loops[k], fr.main_loop.mix, fr.prediction.rough
+
+
+def _cpuinfo_ghz() -> float:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8", errors="replace"):
+            if line.startswith("cpu MHz"):
+                return float(line.partition(":")[2]) / 1000
+    except (OSError, ValueError):
+        pass
+    return 3.0
+
+
+def calibrate(options: Options | None = None, cancel: threading.Event | None = None, tell=lambda s: None):
+    """Measure, save in the per-CPU cache and return the MemoryModel."""
+    from ..inspect.predict.memory import MemoryModel, host_cache_sizes, save_calibration
+    from ..loader import load
+    from .envinfo import cpu_model, timestamp
+    options = options or Options()
+    k = load(_source(), target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
+
+    chain, mix, rough = _loop_model(options, "addchain")
+    adds = mix.get("vaddss", 0) or mix.get("addss", 0) or 1
+    chain_ns = _fastest_ns(lambda: k.addchain(1e-7, CHAIN_N), 0.5, cancel)
+    if rough:
+        ghz, how = _cpuinfo_ghz(), "cpu MHz of /proc/cpuinfo"
+    else:
+        ghz, how = chain.latency_cycles / adds * CHAIN_N / chain_ns, "add chain"
+    tell(f"core clock: {ghz:.2f} GHz ({how})")
+
+    sizes = host_cache_sizes()
+    rng = np.random.default_rng(7)
+    bpc = {}
+    for level, ws in (("L1", sizes["L1"] // 2), ("L2", sizes["L2"] // 2), ("L3", sizes["L3"] // 4),
+                      ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
+        n = ws // 4 // 64 * 64
+        a, = place([rng.integers(0, 1 << 31, n, dtype=np.int32)])
+        reps = max(1, (8 << 20) // ws)  # about 8 MB read per call
+        ns = _fastest_ns(lambda: k.readsum(a, reps), 0.4, cancel)
+        bpc[level] = round(4 * n * reps / ns / ghz, 2)
+        tell(f"{level} read bandwidth: {bpc[level]:.1f} bytes/cycle ({4 * n * reps / ns:.1f} GB/s at {ws >> 10} KiB)")
+
+    loop, _, rough = _loop_model(options, "expsum")
+    calls = sum(loop.calls.values()) or 1
+    x = rng.random(EXP_N, dtype=np.float32)
+    per_iter = _fastest_ns(lambda: k.expsum(x), 0.5, cancel) * ghz / (EXP_N / calls)
+    call_cycles = round(max(per_iter - loop.latency_cycles, 1.0) / calls, 1)
+    tell(f"libm call (expf): {call_cycles:.1f} cycles")
+    model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,
+                        ghz=round(ghz, 3), call_cycles=call_cycles,
+                        source=f"calibrated on {cpu_model()} {timestamp()[:10]}")
+    path = save_calibration(model)
+    tell(f"saved {path}")
+    return model

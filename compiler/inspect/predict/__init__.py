@@ -1,0 +1,82 @@
+"""Predicted cycles per iteration of each loop (issue 23 §1).
+
+    from ea_compiler.inspect import predict_function
+    from ea_compiler.inspect.predict import Limit
+    fp = predict_function(analysis, module, "dot", working_set_bytes=16 << 20)
+    lp = fp.main                  # LoopPrediction of the main loop
+    lp.cycles_per_iter, lp.limit  # 8.1, Limit.DRAM
+    lp.by_level["L1"], lp.ranges  # cycles if L1-resident; where each limit binds
+
+The core side (ports, carried dependencies) comes from llvm-mca's model of
+the target CPU (mca.py); without one, from the rough estimate of machine.py
+(`rough` is True, the text says "(rough)"). The memory side comes from
+bandwidths measured on this machine per cache level (memory.py,
+`ea bench --calibrate`), the level chosen by the working set. Loops are
+those of `ea inspect` (same order, same roles)."""
+from __future__ import annotations
+
+from ...codegen.target import cpu_and_features, flag_features, host_cpu_name, triple
+from ...options import Options
+from ..asm import AsmFunction
+from ..cfg import Loop
+from ..classify import Info
+from ..machine import Machine
+from ..model import FunctionReport
+from . import mca
+from .loop import body_for_model, predict_loop
+from .memory import DEFAULT, MemoryModel, load_calibration
+from .model import LEVELS, FunctionPrediction, Limit, LoopPrediction, SizeRange
+
+
+def memory_for(options: Options, bandwidth_gbs: float | None = None) -> MemoryModel:
+    """The host's calibration when the code is for the host CPU, else DEFAULT;
+    `bandwidth_gbs` (inspect's --bandwidth) overrides the DRAM figure."""
+    cpu = cpu_and_features(options)[0]
+    for_host = cpu == host_cpu_name() and options.is_arm != _host_is_x86()
+    memory = (load_calibration() if for_host else None) or DEFAULT
+    if bandwidth_gbs:
+        memory = MemoryModel(memory.cache_bytes, {**memory.bytes_per_cycle, "DRAM": bandwidth_gbs / memory.ghz},
+                             memory.ghz, memory.call_cycles, memory.source + f", DRAM {bandwidth_gbs:g} GB/s given")
+    return memory
+
+
+def _host_is_x86() -> bool:
+    import platform
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
+def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report: FunctionReport,
+                  options: Options, machine: Machine, memory: MemoryModel,
+                  working_set_bytes: int | None = None) -> FunctionPrediction:
+    """Predictions for the loops `analyse` reported on (report.loops, same order as `loops`)."""
+    arm = options.is_arm
+    cpu = cpu_and_features(options)[0]
+    timings, why = None, None
+    if loops:
+        try:
+            timings = mca.run([body_for_model(fn, lp, arm) for lp in loops],
+                              "aarch64" if arm else "x86_64", cpu, flag_features(options))
+        except mca.NoModel as e:
+            why = str(e)
+    model = mca.model_name(cpu) if timings is not None else f"rough ({why})" if why else mca.model_name(cpu)
+    out = []
+    for k, (lp, rep) in enumerate(zip(loops, report.loops)):
+        rough = None
+        if timings is None:
+            rough = _rough_core(rep, machine)
+        out.append(predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None, rough, memory,
+                                working_set_bytes, model, arm))
+    return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
+                              memory.source)
+
+
+def _rough_core(rep, machine: Machine) -> tuple[float, float]:
+    """(ports, latency) cycles/iteration by machine.py's figures: FMA pipes, two
+    loads a cycle, four instructions issued a cycle; today's chain latency."""
+    p = rep.per_iteration
+    ports = max(p.flops / machine.peak_flops_per_cycle, p.loads / machine.load_ports, p.instructions / 4)
+    return round(ports, 2), float(rep.cycles.get("latency", 0.0))
+
+
+__all__ = ["DEFAULT", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "SizeRange",
+           "load_calibration", "memory_for", "predict_loops"]

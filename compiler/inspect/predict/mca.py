@@ -1,0 +1,111 @@
+"""Throughput, port pressure and simulated cycles of loop bodies from
+llvm-mca, LLVM's machine-code analyser, which uses the same scheduling
+models as LLVM's code generator for the CPU.
+
+One llvm-mca process per function: each loop body is a code region
+(`# LLVM-MCA-BEGIN`). Calls are left out of the input (llvm-mca assumes a
+100-cycle latency for them; their cost is measured instead, memory.py).
+Results are cached by input text.
+
+`EA_LLVM_MCA` names the binary to use; `EA_LLVM_MCA=none` makes the model
+unavailable (the prediction falls back to the rough estimate)."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+CANDIDATES = ("llvm-mca-14", "llvm-mca", "llvm-mca-16")  # in order of preference (see the README's figures)
+ITERATIONS = 200
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 256
+
+
+class NoModel(Exception):
+    """No machine model for this CPU (or no llvm-mca): why, for the report."""
+
+
+@dataclass
+class BlockTiming:
+    rthroughput: float  # cycles per iteration the ports need (llvm-mca's Block RThroughput)
+    simulated: float  # steady-state cycles per iteration the simulation took (dependencies included)
+    ports: dict[str, float] = field(default_factory=dict)  # resource -> cycles busy per iteration
+    latencies: list[int] = field(default_factory=list)  # per instruction of the input
+
+
+@functools.cache
+def _find(name: str | None) -> tuple[str, str] | None:
+    """(path, "llvm-mca 14") of the binary, or None."""
+    if name and name.lower() == "none":
+        return None
+    for cand in ([name] if name else CANDIDATES):
+        path = shutil.which(cand)
+        if path:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+            m = re.search(r"LLVM version (\d+)", out)
+            return path, f"llvm-mca {m.group(1) if m else '?'}"
+    return None
+
+
+def available() -> tuple[str, str] | None:
+    """(path, version text) of the llvm-mca in use, or None."""
+    return _find(os.environ.get("EA_LLVM_MCA"))
+
+
+def model_name(cpu: str) -> str:
+    found = available()
+    return f"{found[1]} {cpu}" if found else "rough"
+
+
+def run(bodies: list[list[str]], triple: str, cpu: str, mattr: str = "") -> list[BlockTiming]:
+    """Timings of each body (instruction texts, one iteration of a loop).
+    Raises NoModel when there is no llvm-mca or it has no model for `cpu`."""
+    found = available()
+    if found is None:
+        raise NoModel("llvm-mca not found" if os.environ.get("EA_LLVM_MCA", "").lower() != "none"
+                      else "llvm-mca disabled (EA_LLVM_MCA=none)")
+    if cpu in ("generic", "native", ""):
+        raise NoModel(f"no scheduling model for '{cpu or 'generic'}'")
+    text = "".join(f"# LLVM-MCA-BEGIN r{k}\n" + "".join(f"{ins}\n" for ins in body) + "# LLVM-MCA-END\n"
+                   for k, body in enumerate(bodies))
+    key = (found[0], text, triple, cpu, mattr)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    args = [found[0], f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}", "--json"]
+    if mattr:
+        args.append(f"-mattr={mattr}")
+    proc = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60)
+    if "not a recognized processor" in proc.stderr:
+        raise NoModel(f"{found[1]} has no model for '{cpu}'")
+    if proc.returncode != 0:
+        raise NoModel(f"{found[1]} failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+    timings = _parse(json.loads(proc.stdout))
+    _CACHE[key] = timings
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return timings
+
+
+def _parse(doc: dict) -> list[BlockTiming]:
+    names = [re.sub(r"\..*$", "", r, flags=re.S) for r in doc.get("TargetInfo", {}).get("Resources", [])]
+    out = []
+    for region in doc["CodeRegions"]:
+        summary = region["SummaryView"]
+        iters = summary["Iterations"] or 1
+        n = len(region["Instructions"])
+        ports: dict[str, float] = {}
+        for p in region.get("ResourcePressureView", {}).get("ResourcePressureInfo", []):
+            if p["InstructionIndex"] < n and p["ResourceIndex"] < len(names):
+                name = names[p["ResourceIndex"]]
+                ports[name] = round(ports.get(name, 0.0) + p["ResourceUsage"], 3)
+        lats = [i["Latency"] for i in region.get("InstructionInfoView", {}).get("InstructionList", [])]
+        out.append(BlockTiming(float(summary["BlockRThroughput"]), round(summary["TotalCycles"] / iters, 3),
+                               ports, lats))
+    return out

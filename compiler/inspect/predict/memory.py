@@ -1,0 +1,99 @@
+"""The memory side of a prediction: cache sizes and the bytes per cycle each
+level sustains, and the cycles a libm call costs, measured on this machine
+(compiler/bench/calibrate.py, `ea bench --calibrate`) and cached per CPU.
+
+The cache file is `$XDG_CACHE_HOME/ea-bench/calibration-<cpu>.json` (the
+folder bandwidth.py copies triad.ea to). Without a calibration for the CPU
+the figures are DEFAULT's, and the prediction says so (`memory` field)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .model import LEVELS, Limit
+
+
+@dataclass(frozen=True)
+class MemoryModel:
+    cache_bytes: dict[str, int]  # "L1", "L2", "L3" -> capacity of the level (per core for L1/L2)
+    bytes_per_cycle: dict[str, float]  # "L1".."DRAM" -> sustained read bandwidth, bytes per core cycle
+    ghz: float  # core frequency measured while the calibration ran
+    call_cycles: float  # cycles one scalar libm call (expf) takes, call and return included
+    source: str = "default (not calibrated)"
+    extra: dict = field(default_factory=dict)
+
+    def level(self, working_set_bytes: int | None) -> Limit:
+        """The level the data lives in: the first that holds the working set."""
+        if working_set_bytes is None:
+            return Limit.L1
+        for lv in (Limit.L1, Limit.L2, Limit.L3):
+            if working_set_bytes <= self.cache_bytes[lv.value]:
+                return lv
+        return Limit.DRAM
+
+    def bounds(self, level: Limit) -> tuple[int, int | None]:
+        """The working sets (low, high] bytes that live in `level`."""
+        sizes = [0] + [self.cache_bytes[lv.value] for lv in (Limit.L1, Limit.L2, Limit.L3)] + [None]
+        k = LEVELS.index(level)
+        return (sizes[k] + (1 if k else 0), sizes[k + 1])
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+# Zen 3-like figures, only for when nothing was measured (the prediction then reports `memory` as default).
+DEFAULT = MemoryModel(cache_bytes={"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20},
+                      bytes_per_cycle={"L1": 64.0, "L2": 32.0, "L3": 16.0, "DRAM": 5.0}, ghz=3.0, call_cycles=20.0)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ea-bench"
+
+
+def cpu_key() -> str:
+    """The host CPU as a file name: `/proc/cpuinfo`'s model name and LLVM's name for it."""
+    from ...bench.envinfo import cpu_model
+    from ...codegen.target import host_cpu_name
+    return re.sub(r"[^A-Za-z0-9]+", "-", f"{cpu_model()}-{host_cpu_name()}").strip("-").lower()
+
+
+def calibration_path() -> Path:
+    return cache_dir() / f"calibration-{cpu_key()}.json"
+
+
+def load_calibration() -> MemoryModel | None:
+    """The host's calibration, if `ea bench --calibrate` (or `calibrate()`) has run on this CPU."""
+    try:
+        data = json.loads(calibration_path().read_text())
+        return MemoryModel(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def save_calibration(model: MemoryModel) -> Path:
+    path = calibration_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(model.to_json(), indent=2) + "\n")
+    return path
+
+
+def host_cache_sizes() -> dict[str, int]:
+    """Data-cache capacities from sysfs (Linux); DEFAULT's where it says nothing."""
+    sizes = dict(DEFAULT.cache_bytes)
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    for index in sorted(base.glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = int((index / "level").read_text())
+            text = (index / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction" or level not in (1, 2, 3):
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", text)
+        if m:
+            sizes[f"L{level}"] = int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+    return sizes
