@@ -64,18 +64,33 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
     from .cycle_run import measure_cycles
     for spec in _choose(suite, benches):
         fn = functions.get(spec.function)
-        loop = fn.main_loop if fn is not None else None
-        if loop is None or not loop.elements_per_iteration:
-            report.problems.append(f"{spec.name}: {spec.function} has no main loop with a known step")
+        index = hot_loop(fn) if fn is not None else None
+        step = spec.loop_step or (fn.loops[index].elements_per_iteration if index is not None else None)
+        if index is None or not step:
+            report.problems.append(f"{spec.name}: {spec.function} has no loop with a known step "
+                                   "(set `loop_step` in the suite)")
             continue
         try:
-            rows = measure_cycles(kernel, spec, loop.elements_per_iteration, report.ghz, budget, cancel)
+            rows = measure_cycles(kernel, spec, step, report.ghz, budget, cancel)
         except BenchError as err:
             report.problems.append(f"{spec.name}: {err}")
             continue
-        fill_prediction(rows, analysis, module, spec.function)
+        fill_prediction(rows, analysis, module, spec.function, index)
         report.rows.extend(rows)
     return report
+
+
+def hot_loop(fn) -> int | None:
+    """The index of the loop measured: the main loop, or in a nest the innermost loop with a known
+    step (the widest such, LLVM's unrolled copy before its remainder loop)."""
+    if not fn.loops:
+        return None
+    main = fn.loops.index(fn.main_loop)
+    deepest = max(lp.depth for lp in fn.loops)
+    if deepest == 0:
+        return main
+    inner = [k for k, lp in enumerate(fn.loops) if lp.depth == deepest and lp.elements_per_iteration]
+    return max(inner, key=lambda k: fn.loops[k].elements_per_iteration) if inner else main
 
 
 def clock_ghz() -> tuple[float, str]:

@@ -10,7 +10,7 @@ from .inputs import make_args
 from .suite import ArraySpec, BenchError, BenchSpec
 
 L1_FILL = 0.75  # of the L1 data cache, for the larger of the L1 pair
-L1_SMALL = 1 / 8  # the smaller of the pair
+L1_SMALL = 1 / 6  # the smaller of the pair, as a fraction of the larger n
 DRAM_FACTOR = 4  # DRAM size: this many times the last-level cache
 _DEFAULT_L1, _DEFAULT_LLC = 32 << 10, 32 << 20
 _MAX_N = 1 << 30
@@ -74,13 +74,16 @@ def smallest_beyond(spec: BenchSpec, limit: int, multiple: int = 1) -> int | Non
 
 
 def choose(spec: BenchSpec, elements_per_iteration: int) -> dict[str, list[int]]:
-    """{"L1": [small, large], "DRAM": [n]} (a class is missing when no size fits)."""
+    """{"L1": [small, large], "DRAM": [n]} (a class is missing when no size fits); the suite's
+    `cycle_sizes` where it gives them."""
+    if spec.cycle_sizes:
+        return dict(spec.cycle_sizes)
     l1, llc = cache_sizes()
     step = max(1, elements_per_iteration)
     out: dict[str, list[int]] = {}
     large = largest_within(spec, int(l1 * L1_FILL), step)
-    small = largest_within(spec, int(l1 * L1_SMALL), step)
-    if large and small and small < large:
+    small = next((n for n in reversed(_candidates()) if n % step == 0 and n <= (large or 0) * L1_SMALL), None)
+    if large and small:
         out["L1"] = [small, large]
     dram = smallest_beyond(spec, llc * DRAM_FACTOR, step)
     if dram:

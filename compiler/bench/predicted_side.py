@@ -13,18 +13,19 @@ def limit_text(limit: str) -> str:
     return f"{limit} bandwidth" if limit in _LEVELS else limit
 
 
-def fill_prediction(rows: list[CycleMeasurement], analysis, module, function: str) -> None:
-    """Set `predicted`, `limit` and `predicted_by` of each measured row of `function`'s main loop
-    (`analysis, module` = ea_compiler.build.compile_source of the kernel measured)."""
+def fill_prediction(rows: list[CycleMeasurement], analysis, module, function: str, index: int) -> None:
+    """Set `predicted`, `limit` and `predicted_by` of each measured row of `function`'s loop
+    number `index` (0-based, in inspect's order; `analysis, module` =
+    ea_compiler.build.compile_source of the kernel measured)."""
     from ..inspect import predict_function
     for row in rows:
         try:
             fp = predict_function(analysis, module, function, working_set_bytes=row.working_set)
         except KeyError:
             return
-        main = fp.main
-        if main is None:
+        if index >= len(fp.loops):
             return
+        main = fp.loops[index]
         row.predicted = main.cycles_per_iter
         row.limit = limit_text(main.limit.value)
         row.predicted_by = "rough" if main.rough else main.model
