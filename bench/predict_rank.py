@@ -52,7 +52,7 @@ def tune(name: str, predicted: bool, quick: bool) -> dict:
     proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, env=ENV, timeout=3600)
     if proc.returncode not in (0, 3):
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    return json.loads(proc.stdout)
+    return dict(json.loads(proc.stdout), folder=str(folder))
 
 
 def ranking(name: str, result: dict) -> dict:
@@ -64,7 +64,8 @@ def ranking(name: str, result: dict) -> dict:
     pred, meas = [], []
     for a in result["history"]:
         times, variant = a.get("times_us") or {}, a.get("variant")
-        if not times or not variant or not Path(variant).exists():
+        variant = Path(result["folder"]) / variant if variant else None
+        if not times or variant is None or not variant.exists():
             continue
         spec = next((b for b in suite.benches if b.function == a.get("function")), suite.benches[0])
         n = max(spec.sizes)

@@ -1,7 +1,8 @@
 """`ea tune --predicted`: the search tries its candidates in the order of
-their predicted time (compiler/inspect/predict at the suite's largest size)
-and times only the predicted-fastest half. Each candidate is compiled
-(no run) to predict it: far cheaper than a timed evaluation.
+their predicted time (compiler/inspect/predict at the suite's largest size),
+and stops after PATIENCE candidates in a row were not accepted, or after the
+predicted-fastest half. Each candidate is compiled (no run) to predict it:
+far cheaper than a timed evaluation.
 
 Predicted time of a function = its hot loop's predicted cycles per
 iteration x the iterations at n (`loop_elements` / elements per iteration);
@@ -16,7 +17,8 @@ from ..bench.suite import BenchSpec
 from .space import Space, render
 from . import transforms as T
 
-KEEP = 0.5  # of the candidates, the predicted-fastest part that is timed
+KEEP = 0.5  # of the candidates, the predicted-fastest part that may be timed
+PATIENCE = 3  # candidates in a row not accepted before the search stops
 MAX_POINTS = 256  # larger spaces are not enumerated: the normal search runs instead
 
 
@@ -64,13 +66,14 @@ def ranked(space: Space, base: Analysis, estimate: Callable[[str], float | None]
 def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], float | None],
                      try_point: Callable[[tuple], bool], stop: Callable[[], bool],
                      fallback: Callable[[], None]) -> None:
-    """Time the predicted-fastest KEEP of the candidates, fastest first; spaces too large
-    to enumerate go to `fallback` (the normal search)."""
+    """Try the candidates fastest-predicted first, until PATIENCE in a row are not accepted
+    or KEEP of them were tried; spaces too large to enumerate go to `fallback` (the normal search)."""
     if space.size > MAX_POINTS:
         fallback()
         return
     order = ranked(space, base, estimate)
+    misses = 0
     for point in order[:max(1, math.ceil(len(order) * KEEP))]:
-        if stop():
+        if stop() or misses >= PATIENCE:
             return
-        try_point(point)
+        misses = 0 if try_point(point) else misses + 1

@@ -46,7 +46,10 @@ def test_candidates_come_fastest_first_and_only_half_are_timed():
     tried = []
     predicted_search(space, base, estimate, lambda p: tried.append(p) or False, lambda: False,
                      lambda: tried.append("fallback"))
-    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16", "STEP=4"]  # ceil(5 / 2)
+    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16", "STEP=4"]  # PATIENCE misses in a row
+    tried.clear()
+    predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False, lambda: None)
+    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16", "STEP=4"]  # at most ceil(5 / 2)
 
 
 def test_unpredicted_candidates_go_last_and_huge_spaces_fall_back():
