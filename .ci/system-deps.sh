@@ -4,6 +4,9 @@ set -euo pipefail
 PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user neovim tmux emacs-nox elpa-eglot elpa-lsp-mode)   # AArch64 cross-compile + user-mode emulation (tests/e2e/test_aarch64*.py); neovim (tests/editors/test_nvim.py); tmux (tests/tui: ea-tui in a real terminal); emacs-nox with eglot and lsp-mode (tests/editors/test_emacs.py)
 # chromium drives code-server headless; g++, make, pkg-config and the -dev packages build VS Code's native
 # modules when .ci/vscode-host.sh installs code-server (tests/editors/test_vscode_host.py)
+# llvm-16 ships llvm-mca-16, the machine model behind `ea inspect`'s predicted cycles per iteration
+# (compiler/inspect/predict/mca.py, which also takes llvm-mca-14; tests/test_predict.py pins their figures)
+PACKAGES+=(llvm-16)
 PACKAGES+=(chromium g++ make pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -89,15 +89,16 @@ def _graph(analysis: Analysis) -> _Graph:
     return graph
 
 
-def inspect_function(analysis: Analysis, name: str, bandwidth_gbs: float | None = None):
+def inspect_function(analysis: Analysis, name: str, bandwidth_gbs: float | None = None, predict: bool = False):
     """The FunctionReport of `name` (None when the file has no such function
-    for the target); InspectError when errors in it or its callees block it."""
+    for the target); InspectError when errors in it or its callees block it.
+    `predict`: with its `prediction` (predict/; L1-resident, the host's calibration)."""
     graph = _graph(analysis)
     func = graph.funcs.get(name)
     if func is None:
         return None
     if is_root(func):
-        return _unit(analysis, graph, name, bandwidth_gbs)
+        return _unit(analysis, graph, name, bandwidth_gbs, predict)
     from . import InspectError, inlined_report
     blocking = errors_blocking(analysis, [name])
     if blocking:
@@ -105,7 +106,7 @@ def inspect_function(analysis: Analysis, name: str, bandwidth_gbs: float | None 
     callers, failures = [], []
     for root in graph.roots_reaching(name):
         try:
-            callers.append(_unit(analysis, graph, root, bandwidth_gbs))
+            callers.append(_unit(analysis, graph, root, bandwidth_gbs, predict))
         except InspectError as err:  # a caller with an error of its own: the others still show its code
             failures.append(err)
     if failures and not callers:
@@ -126,12 +127,12 @@ class _Unit:
     paths: dict  # the module's run-time paths per function (runtime.module_paths), at `lines`
 
 
-def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs) -> FunctionReport:
+def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs, predict: bool = False) -> FunctionReport:
     from . import InspectError, inspect_module
     blocking = errors_blocking(analysis, [root])  # also on a hit: an error may lie outside the unit's text
     if blocking:
         raise InspectError(blocking, analysis)
-    key = graph.unit_key(root, analysis.options.key(), bandwidth_gbs)
+    key = graph.unit_key(root, analysis.options.key(), bandwidth_gbs) + (predict,)
     lines = graph.lines(root)
     with _LOCK:
         hit = _CACHE.get(key)
@@ -150,7 +151,7 @@ def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs) -> Functi
         asm = module.asm()
         paths = module_paths(module, analysis)
     report = next(r for r in inspect_module(analysis, None, bandwidth_gbs, asm=asm, names=[root],
-                                            paths=paths).functions if r.name == root)
+                                            paths=paths, predict=predict).functions if r.name == root)
     with _LOCK:
         _CACHE[key] = _Unit(asm, lines, report, paths)
         _CACHE.move_to_end(key)

@@ -51,14 +51,14 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
     """Predictions for the loops `analyse` reported on (report.loops, same order as `loops`)."""
     arm = options.is_arm
     cpu = cpu_and_features(options)[0]
-    timings, why = None, None
+    timings, why, model = None, None, ""
     if loops:
         try:
-            timings = mca.run([body_for_model(fn, lp, arm) for lp in loops],
-                              "aarch64" if arm else "x86_64", cpu, flag_features(options))
+            timings, model = mca.run([body_for_model(fn, lp, arm) for lp in loops],
+                                     "aarch64" if arm else "x86_64", cpu, flag_features(options))
         except mca.NoModel as e:
             why = str(e)
-    model = mca.model_name(cpu) if timings is not None else f"rough ({why})" if why else mca.model_name(cpu)
+            model = f"machine.py estimate, {why}"
     out = []
     for k, (lp, rep) in enumerate(zip(loops, report.loops)):
         rough = None

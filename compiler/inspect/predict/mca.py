@@ -20,7 +20,8 @@ import subprocess
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-CANDIDATES = ("llvm-mca-14", "llvm-mca", "llvm-mca-16")  # in order of preference (see the README's figures)
+# In order of preference: 16 and 14 agree on Zen 3 (bench/predict_models.py), 16 also models Zen 4.
+CANDIDATES = ("llvm-mca-16", "llvm-mca-14", "llvm-mca")
 ITERATIONS = 200
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 256
@@ -28,6 +29,10 @@ _CACHE_SIZE = 256
 
 class NoModel(Exception):
     """No machine model for this CPU (or no llvm-mca): why, for the report."""
+
+
+class UnknownCPU(Exception):
+    """This llvm-mca has no model for the CPU (another may)."""
 
 
 @dataclass
@@ -39,38 +44,47 @@ class BlockTiming:
 
 
 @functools.cache
-def _find(name: str | None) -> tuple[str, str] | None:
-    """(path, "llvm-mca 14") of the binary, or None."""
+def _find(name: str | None) -> tuple[tuple[str, str], ...]:
+    """(path, "llvm-mca 16") of each binary there is, preferred first."""
     if name and name.lower() == "none":
-        return None
+        return ()
+    out, seen = [], set()
     for cand in ([name] if name else CANDIDATES):
         path = shutil.which(cand)
-        if path:
-            out = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
-            m = re.search(r"LLVM version (\d+)", out)
-            return path, f"llvm-mca {m.group(1) if m else '?'}"
-    return None
+        if path and os.path.realpath(path) not in seen:
+            seen.add(os.path.realpath(path))
+            text = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+            m = re.search(r"LLVM version (\d+)", text)
+            out.append((path, f"llvm-mca {m.group(1) if m else '?'}"))
+    return tuple(out)
 
 
 def available() -> tuple[str, str] | None:
-    """(path, version text) of the llvm-mca in use, or None."""
-    return _find(os.environ.get("EA_LLVM_MCA"))
+    """(path, version text) of the preferred llvm-mca, or None."""
+    found = _find(os.environ.get("EA_LLVM_MCA"))
+    return found[0] if found else None
 
 
-def model_name(cpu: str) -> str:
-    found = available()
-    return f"{found[1]} {cpu}" if found else "rough"
-
-
-def run(bodies: list[list[str]], triple: str, cpu: str, mattr: str = "") -> list[BlockTiming]:
-    """Timings of each body (instruction texts, one iteration of a loop).
-    Raises NoModel when there is no llvm-mca or it has no model for `cpu`."""
-    found = available()
-    if found is None:
+def run(bodies: list[list[str]], triple: str, cpu: str, mattr: str = "") -> tuple[list[BlockTiming], str]:
+    """Timings of each body (instruction texts, one iteration of a loop) and
+    the model's name (`llvm-mca 16 znver4`), from the first llvm-mca that
+    models `cpu`. Raises NoModel when there is no llvm-mca or none has a model."""
+    found = _find(os.environ.get("EA_LLVM_MCA"))
+    if not found:
         raise NoModel("llvm-mca not found" if os.environ.get("EA_LLVM_MCA", "").lower() != "none"
-                      else "llvm-mca disabled (EA_LLVM_MCA=none)")
+                      else "llvm-mca disabled by EA_LLVM_MCA=none")
     if cpu in ("generic", "native", ""):
         raise NoModel(f"no scheduling model for '{cpu or 'generic'}'")
+    unknown = []
+    for binary in found:
+        try:
+            return _run_one(binary, bodies, triple, cpu, mattr), f"{binary[1]} {cpu}"
+        except UnknownCPU:
+            unknown.append(binary[1])
+    raise NoModel(f"{' and '.join(unknown)} {'has' if len(unknown) == 1 else 'have'} no model for '{cpu}'")
+
+
+def _run_one(found: tuple[str, str], bodies, triple: str, cpu: str, mattr: str) -> list[BlockTiming]:
     text = "".join(f"# LLVM-MCA-BEGIN r{k}\n" + "".join(f"{ins}\n" for ins in body) + "# LLVM-MCA-END\n"
                    for k, body in enumerate(bodies))
     key = (found[0], text, triple, cpu, mattr)
@@ -83,9 +97,10 @@ def run(bodies: list[list[str]], triple: str, cpu: str, mattr: str = "") -> list
         args.append(f"-mattr={mattr}")
     proc = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60)
     if "not a recognized processor" in proc.stderr:
-        raise NoModel(f"{found[1]} has no model for '{cpu}'")
+        raise UnknownCPU(cpu)
     if proc.returncode != 0:
-        raise NoModel(f"{found[1]} failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+        last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit status {proc.returncode}"
+        raise NoModel(f"{found[1]} failed: {last}")
     timings = _parse(json.loads(proc.stdout))
     _CACHE[key] = timings
     if len(_CACHE) > _CACHE_SIZE:
