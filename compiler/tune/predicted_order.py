@@ -1,10 +1,12 @@
 """`ea tune --predicted`: the search tries its candidates in the order of
 their predicted time (compiler/inspect/predict at the suite's largest size),
-and stops after PATIENCE candidates in a row were not accepted, or after the
-predicted-fastest half. Each candidate is compiled (no run) to predict it:
+times only those predicted faster than the original (at the largest or the
+smallest size: at a DRAM size every variant of a streaming loop ties), and
+stops after PATIENCE candidates in a row were not accepted, or after half
+of all candidates. Each candidate is compiled (no run) to predict it:
 far cheaper than a timed evaluation.
 
-Predicted time of a function = its hot loop's predicted cycles per
+Predicted time of a function at n = its hot loop's predicted cycles per
 iteration x the iterations at n (`loop_elements` / elements per iteration);
 the hot loop as `ea bench --cycles` measures it (cycle_report.hot_loop)."""
 from __future__ import annotations
@@ -18,7 +20,8 @@ from .space import Space, render
 from . import transforms as T
 
 KEEP = 0.5  # of the candidates, the predicted-fastest part that may be timed
-PATIENCE = 3  # candidates in a row not accepted before the search stops
+PATIENCE = 4  # candidates in a row not accepted before the search stops
+MIN_GAIN = 0.02  # a candidate predicted less than this much faster at every size is not timed
 MAX_POINTS = 256  # larger spaces are not enumerated: the normal search runs instead
 
 
@@ -47,9 +50,9 @@ def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSp
         return None
 
 
-def ranked(space: Space, base: Analysis, estimate: Callable[[str], float | None]) -> list[tuple]:
-    """The allowed candidates (origin excluded), predicted-fastest first; those without a
-    prediction after those with one, in the space's order."""
+def ranked(space: Space, base: Analysis, estimate: Callable[[str], tuple | None]) -> list[tuple[tuple, tuple | None]]:
+    """The allowed candidates (origin excluded) with their predictions, predicted-fastest first;
+    those without a prediction after those with one, in the space's order."""
     scored = []
     for k, point in enumerate(space.points()):
         if point == space.origin or not space.allowed(point):
@@ -59,21 +62,39 @@ def ranked(space: Space, base: Analysis, estimate: Callable[[str], float | None]
             guess = estimate(text)
         except T.NotApplicable:
             guess = None
-        scored.append((guess is None, guess or 0.0, k, point))
-    return [p for *_, p in sorted(scored)]
+        scored.append((guess is None, guess or (), k, point, guess))
+    return [(p, g) for *_, p, g in sorted(scored)]
 
 
-def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], float | None],
+def promising(guess: tuple | None, origin: tuple | None) -> bool:
+    """Whether the model expects a gain: faster by MIN_GAIN at some size (or no prediction)."""
+    if guess is None or origin is None:
+        return True
+    return any(g < o * (1 - MIN_GAIN) for g, o in zip(guess, origin))
+
+
+def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], tuple | None],
                      try_point: Callable[[tuple], bool], stop: Callable[[], bool],
                      fallback: Callable[[], None]) -> None:
-    """Try the candidates fastest-predicted first, until PATIENCE in a row are not accepted
-    or KEEP of them were tried; spaces too large to enumerate go to `fallback` (the normal search)."""
+    """Time the candidates the model expects a gain from, fastest-predicted first, until
+    PATIENCE in a row are not accepted or KEEP of all were tried; spaces too large to
+    enumerate go to `fallback` (the normal search)."""
     if space.size > MAX_POINTS:
         fallback()
         return
     order = ranked(space, base, estimate)
+    origin = estimate(base.source.data.decode())
+    chosen = [p for p, guess in order if promising(guess, origin)]
     misses = 0
-    for point in order[:max(1, math.ceil(len(order) * KEEP))]:
+    for point in chosen[:max(1, math.ceil(len(order) * KEEP))]:
         if stop() or misses >= PATIENCE:
             return
         misses = 0 if try_point(point) else misses + 1
+
+
+def predicted_times(text: str, path: str, options, function: str, spec: BenchSpec) -> tuple | None:
+    """(cycles at the suite's largest size, at its smallest): the order the tuner's score
+    (largest size) gives, ties broken where the data sit in cache."""
+    large = predicted_cycles(text, path, options, function, spec, max(spec.sizes))
+    small = predicted_cycles(text, path, options, function, spec, min(spec.sizes))
+    return None if large is None or small is None else (large, small)

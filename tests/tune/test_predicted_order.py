@@ -40,21 +40,26 @@ def step_of(text: str) -> int:
 
 def test_candidates_come_fastest_first_and_only_half_are_timed():
     space, base = space_and_base()
-    estimate = lambda text: 100.0 / step_of(text)  # noqa: E731 - a bigger step: predicted faster
-    order = ranked(space, base, estimate)
+    estimate = lambda text: (100.0 / step_of(text),)  # noqa: E731 - a bigger step: predicted faster
+    order = [p for p, _ in ranked(space, base, estimate)]
     assert [space.label(p) for p in order] == ["STEP=32", "STEP=16", "STEP=4", "STEP=2", "STEP=1"]
     tried = []
-    predicted_search(space, base, estimate, lambda p: tried.append(p) or False, lambda: False,
-                     lambda: tried.append("fallback"))
-    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16", "STEP=4"]  # PATIENCE misses in a row
+    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
+                     lambda: False, lambda: tried.append("fallback"))
+    assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2", "STEP=4"]  # all predicted faster: KEEP caps
     tried.clear()
     predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False, lambda: None)
-    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16", "STEP=4"]  # at most ceil(5 / 2)
+    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16"]  # only those predicted faster than STEP=8
+    tried.clear()
+    predicted_search(space, base, lambda text: (1.0 + step_of(text) / 1000, 100.0 / step_of(text)),
+                     lambda p: tried.append(p) or True, lambda: False, lambda: None)
+    # slower at the first size, faster at the second: still timed, in the order of the first
+    assert [space.label(p) for p in tried] == ["STEP=16", "STEP=32"]
 
 
 def test_unpredicted_candidates_go_last_and_huge_spaces_fall_back():
     space, base = space_and_base()
-    order = ranked(space, base, lambda text: None if step_of(text) == 32 else float(step_of(text)))
+    order = [p for p, _ in ranked(space, base, lambda text: None if step_of(text) == 32 else (float(step_of(text)),))]
     assert [space.label(p) for p in order] == ["STEP=1", "STEP=2", "STEP=4", "STEP=16", "STEP=32"]
     big = Space([Knob(f"K{i}", "param", (0, 1, 2)) for i in range(6)])  # 729 points
     called = []
