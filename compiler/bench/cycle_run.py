@@ -26,8 +26,8 @@ def loop_elements(spec: BenchSpec, n: int) -> float:
     return float(value)
 
 
-def time_call(kernel, spec: BenchSpec, n: int, budget: Budget, cancel: threading.Event | None = None) -> float:
-    """ns of one call at n (10th percentile), after checking its result against the reference."""
+def _checked_call(kernel, spec: BenchSpec, n: int):
+    """A call of the bench's function at n with its arguments, after checking its result."""
     fn = getattr(kernel, spec.function, None)
     if fn is None:
         raise BenchError(f"the kernel has no exported function '{spec.function}'")
@@ -44,22 +44,29 @@ def time_call(kernel, spec: BenchSpec, n: int, budget: Budget, cancel: threading
     why = mismatch(got if spec.check == "return" else args[spec.check], expected, spec.rtol, spec.atol)
     if why:
         raise BenchError(f"{spec.name} at n={n} does not match its reference: {why}")
-    # The 10th percentile: the samples that other processes on a shared machine disturbed least.
-    return measure({"k": lambda: fn(**args)}, budget, cancel)["k"].p10_ns
+    return lambda: fn(**args)
+
+
+def time_calls(kernel, spec: BenchSpec, sizes: list[int], budget: Budget,
+               cancel: threading.Event | None = None) -> list[float]:
+    """ns of one call at each size (10th percentile: the samples other processes disturbed
+    least), the sizes timed in alternating turns so a busy spell lands on all of them."""
+    calls = {str(n): _checked_call(kernel, spec, n) for n in sizes}
+    stats = measure(calls, budget, cancel)
+    return [stats[str(n)].p10_ns for n in sizes]
 
 
 def measure_cycles(kernel, spec: BenchSpec, elements_per_iteration: int, ghz: float,
                    budget: Budget | None = None, cancel: threading.Event | None = None) -> list[CycleMeasurement]:
     """The L1 and DRAM measurements of one bench's function (unpredicted)."""
-    budget = budget or Budget(seconds=0.3)
+    budget = budget or Budget(seconds=0.3, cpu_time=True)
     epi = elements_per_iteration
     sizes = choose(spec, epi)
     out: list[CycleMeasurement] = []
     l1_cpi = None
     if "L1" in sizes:
         small, large = sizes["L1"]
-        t_small = time_call(kernel, spec, small, budget, cancel)
-        t_large = time_call(kernel, spec, large, budget, cancel)
+        t_small, t_large = time_calls(kernel, spec, [small, large], budget, cancel)
         l1_cpi = slope((loop_elements(spec, small), t_small), (loop_elements(spec, large), t_large), ghz, epi)
         note = "" if l1_cpi > 0 else "the larger size was not slower: too noisy to measure"
         out.append(CycleMeasurement(spec.function, "L1", large, working_set(spec, large), epi,
@@ -73,8 +80,9 @@ def measure_cycles(kernel, spec: BenchSpec, elements_per_iteration: int, ghz: fl
             row.note = f"skipped: one call would take about {expected_s:.0f} s"
         else:
             dram_budget = Budget(seconds=budget.seconds, min_samples=3, max_samples=15, sample_ns=1.0,
+                                 cpu_time=budget.cpu_time,
                                  warmup_ns=0.0)
-            ns = time_call(kernel, spec, n, dram_budget, cancel)
+            (ns,) = time_calls(kernel, spec, [n], dram_budget, cancel)
             row.cycles_per_iter = per_call(ns, ghz, loop_elements(spec, n), epi)
         out.append(row)
     return out
