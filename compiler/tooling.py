@@ -28,6 +28,7 @@ from .gc_pause import gc_paused
 from .inspect import AsmLine, InspectError, InspectReport, inspect
 from .inspect.incremental import inspect_function, target_description
 from .inspect.listing import INSTRUCTION_KINDS
+from .inspect.measured import MeasuredPair, latest_measured, pair_label, pair_markdown
 from .inspect.model import Counts, FunctionReport, Hint, LoopReport
 from .inspect.render import LOOP_HEADER, hint_text, loop_breakdown, loop_rows, render_text, vector_registers
 from .intrinsics import TABLE, Intrinsic, lookup, resolve_call
@@ -92,6 +93,7 @@ __all__ = [
     "AsmLine", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",
     "LOOP_HEADER", "LoopReport", "Stages", "explore", "hint_text", "inspect", "inspect_function",
     "loop_breakdown", "loop_rows", "render_text", "target_description", "vector_registers",
+    "MeasuredPair", "latest_measured", "pair_label", "pair_markdown",
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",

@@ -52,6 +52,10 @@ def history_lines(history: list[dict], limit: int = 20) -> list[str]:
                 last[str(m.get("kernel", "?")).split("[")[0]] = m
         marks = [f"{m.get('kernel')} {m['gbps']:.1f} GB/s" if isinstance(m.get("gbps"), (int, float))
                  else f"{m.get('kernel')} {m.get('status', '?')}" for m in last.values()]
+        if doc.get("kind") == "cycles":  # `ea bench --cycles`: measured cycles per main-loop iteration
+            marks = [f"{c.get('function')} {c.get('size_class')} {c['cycles_per_iter']:.1f} c/iter"
+                     for c in doc.get("cycles", []) if isinstance(c, dict)
+                     and isinstance(c.get("cycles_per_iter"), (int, float))]
         quick = " (quick)" if (doc.get("env") or {}).get("quick") else ""
         out.append(f"{when}{quick}  {' · '.join(marks) or 'no measurements'}")
     return out

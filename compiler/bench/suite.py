@@ -12,6 +12,12 @@
     check = "out"                      # what to compare: an argument's value after the call, or "return"
     rtol = 1e-6                        # optional tolerances (numpy.allclose); defaults 1e-5 / 1e-6
     seed = 1                           # optional
+    loop_elements = "n * n"            # optional: elements the main loop covers per call (default n),
+                                       # for cycles per iteration (`ea bench --cycles`)
+    loop_step = 8                      # optional: elements per main-loop iteration, where the machine
+                                       # code does not show it (a loop of scalar or libm code)
+    cycle_sizes = { L1 = [64, 128] }   # optional: the sizes of each class instead of those chosen by
+                                       # working set (L1: two sizes, the slope between them; DRAM: one)
     [bench.args]                       # one entry per parameter, in any order
     a = { dtype = "float32", dist = "uniform", low = -1, high = 1 }
     out = { dtype = "float32", dist = "zeros" }
@@ -48,7 +54,7 @@ _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _ARRAY_KEYS = {"dtype", "dist", "low", "high", "mean", "std", "value", "length", "shape", "seed"}
 _BENCH_KEYS = {"function", "name", "sizes", "bytes_per_element", "reference", "check", "rtol", "atol",
-               "seed", "args", "prelude"}
+               "seed", "args", "prelude", "loop_elements", "loop_step", "cycle_sizes"}
 _SUITE_KEYS = {"kernel", "baseline", "history", "bench", "prelude", "tune"}
 
 
@@ -78,6 +84,9 @@ class BenchSpec:
     atol: float = 1e-6
     seed: int = 1
     prelude: str = ""  # the suite's prelude, then the bench's own
+    loop_elements: str = "n"  # expression in n: the elements the main loop covers per call
+    loop_step: int | None = None  # elements per main-loop iteration, when inspect cannot tell
+    cycle_sizes: dict[str, list[int]] | None = None  # "L1": [small, large], "DRAM": [n]
     args: dict[str, ArraySpec | float | int | str] = field(default_factory=dict)
 
 
@@ -183,7 +192,11 @@ def _bench(raw: dict, where: str, prelude: str) -> BenchSpec:
         rtol=_number(raw.get("rtol", 1e-5), f"{where}: rtol"),
         atol=_number(raw.get("atol", 1e-6), f"{where}: atol"),
         seed=int(_number(raw.get("seed", 1), f"{where}: seed")),
+        loop_elements=_expression(str(raw.get("loop_elements", "n")), f"{where}: loop_elements"),
+        loop_step=int(_number(raw["loop_step"], f"{where}: loop_step", positive=True)) if "loop_step" in raw else None,
         prelude="\n".join(filter(None, [prelude, _code(raw.get("prelude", ""), f"{where}: prelude")])))
+    if "cycle_sizes" in raw:
+        spec.cycle_sizes = _cycle_sizes(raw["cycle_sizes"], f"{where}: cycle_sizes")
     args = raw.get("args", {})
     if not isinstance(args, dict):
         raise BenchError(f"{where}: 'args' must be a table of the function's parameters")
@@ -193,6 +206,21 @@ def _bench(raw: dict, where: str, prelude: str) -> BenchSpec:
         raise BenchError(f"{where}: check = '{spec.check}' is not one of the arguments "
                          f"({', '.join(spec.args) or 'none'}) nor \"return\"")
     return spec
+
+
+def _cycle_sizes(raw, where: str) -> dict[str, list[int]]:
+    wanted = {"L1": 2, "DRAM": 1}
+    if not isinstance(raw, dict) or not raw or set(raw) - set(wanted):
+        raise BenchError(f"{where}: expected a table such as {{ L1 = [64, 128], DRAM = [\"16M\"] }}")
+    out = {}
+    for key, sizes in raw.items():
+        try:
+            out[key] = [parse_size(s) for s in sizes] if isinstance(sizes, list) else []
+        except ValueError:
+            out[key] = []
+        if len(out[key]) != wanted[key] or (key == "L1" and out[key][0] >= out[key][1]):
+            raise BenchError(f"{where}: {key} takes {'two increasing sizes' if key == 'L1' else 'one size'}")
+    return out
 
 
 def _arg(value, where: str):

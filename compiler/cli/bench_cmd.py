@@ -25,6 +25,8 @@ USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml>
   --no-diff             do not compare with the baseline
   --fail-on-regression[=PCT]  exit 3 when a result is PCT % (default 10) slower than the baseline
   --no-history          do not record this run in the history file
+  --cycles              instead: cycles per main-loop iteration of each benchmark's function at an
+                        L1-resident and a DRAM size, predicted vs measured (kept in the history file)
   target options as for `ea`: --target CPU --avx512 --opt-level N ...
   -h, --help            this help
 An option's value may also be written --opt=value.
@@ -123,4 +125,4 @@ def _parse(args: list[str]):
 
 _SWITCHES = {"--quick": ("quick", True), "--no-bandwidth": ("bandwidth", False), "--json": ("json", True),
              "--update-baseline": ("update_baseline", True), "--no-diff": ("diff", False),
-             "--no-history": ("history", False)}
+             "--no-history": ("history", False), "--cycles": ("cycles", True)}

@@ -35,6 +35,7 @@ class BenchArgs:
     diff: bool = True
     fail_threshold: float | None = None
     history: bool = True
+    cycles: bool = False  # --cycles: cycles per iteration, predicted vs measured (bench_cycles.py)
 
 
 def suites_for(path: str) -> list[Suite]:
@@ -59,6 +60,9 @@ def suites_for(path: str) -> list[Suite]:
 
 def run(args: BenchArgs) -> int:
     suites = suites_for(args.path)
+    if args.cycles:
+        from .bench_cycles import run_cycle_suites
+        return run_cycle_suites(args, suites)
     err = Console(stderr=True)
     out = Console(soft_wrap=False, width=max(Console().width, 120)) if not args.json else None
     docs, code, bandwidth = [], 0, None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from ..inspect import InspectError, inspect, render_text
 from ..options import Options
@@ -13,7 +14,7 @@ from ..target_flags import TARGET_VALUE_OPTIONS, UsageError, joined, parse_targe
 from .flags import read_sources, unreadable, wants_help
 
 USAGE = "usage: ea inspect <file.ea> [--opt-level=N] [--target=CPU] [--target-triple=T] [--avx512] " \
-        "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--working-set=SIZE] [--no-predict] [--json]"
+        "[--dotprod] [--i8mm] [--fp16] [--bandwidth=GBS] [--working-set=SIZE] [--no-predict] [--measure] [--json]"
 HELP = USAGE + """
        ea inspect <file.ea|dir>... [options]
 
@@ -28,6 +29,9 @@ options:
   --bandwidth GBS    memory bandwidth for the bottleneck estimate, in GB/s
   --working-set SIZE the bytes the kernel touches (e.g. 16K, 64M): the prediction at that size
   --no-predict       leave the predicted cycles out
+  --measure          also run each function of the file's bench suite (<stem>.bench.toml) at an
+                     L1-resident and a DRAM size: cycles per main-loop iteration, predicted vs
+                     measured (kept in the suite's history for the editor)
   --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm
                      the build to inspect (as for `ea FILE`)
   -h, --help         this help
@@ -42,11 +46,13 @@ def run_inspect(args: list[str]) -> int:
     if not args or args[0].startswith("-"):
         print(USAGE, file=sys.stderr)
         return 1
-    inputs, opts, as_json, bandwidth = [], Options(), False, None
+    inputs, opts, as_json, bandwidth, measure = [], Options(), False, None, False
     predict: dict = {"predict": True, "working_set_bytes": None}
     for arg in joined(args, ("--bandwidth", "--working-set", *TARGET_VALUE_OPTIONS)):
         if arg == "--json":
             as_json = True
+        elif arg == "--measure":
+            measure = True
         elif arg == "--no-predict":
             predict["predict"] = False
         elif arg.startswith("--working-set="):
@@ -74,8 +80,12 @@ def run_inspect(args: list[str]) -> int:
         report = _inspect_one(path, data, problem, opts, bandwidth, predict=predict)
         if report is None:
             return 1
+        if measure:
+            return _measured(path, report, opts, as_json)
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if as_json else render_text(report))
         return 0
+    if measure:
+        raise UsageError("--measure takes one file")
     code, docs = 0, []
     for k, (path, data, problem) in enumerate(files):
         if not as_json:
@@ -112,3 +122,24 @@ def _inspect_one(path: str, data: bytes | None, problem: str | None, opts: Optio
         if docs is not None:
             docs.append({"path": path, "diagnostics": [d.to_json() for d in err.diagnostics]})
         return None
+
+
+def _measured(path: str, report, opts: Options, as_json: bool) -> int:
+    """The report, then the cycles measured by the file's bench suite."""
+    from ..bench import BenchError, find_suite, load_suite
+    from .bench_cycles import measure_suites
+    found = find_suite(path)
+    if found is None:
+        raise UsageError(f"--measure needs a bench suite for '{path}' (the arguments to call it with): "
+                         f"create {Path(path).with_name(Path(path).stem + '.bench.toml')}")
+    try:
+        suite = load_suite(found)
+    except BenchError as err:
+        raise UsageError(str(err)) from None
+    if not as_json:
+        sys.stdout.write(render_text(report) + "\n")
+        sys.stdout.flush()
+    code, docs = measure_suites([suite], opts, out=None if as_json else sys.stdout)
+    if as_json:
+        sys.stdout.write(json.dumps({**report.to_json(), "measured": docs[0] if docs else None}, indent=2) + "\n")
+    return code

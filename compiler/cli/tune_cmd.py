@@ -27,6 +27,8 @@ largest size beyond the noise. The best is written to <stem>.tuned.ea (or in pla
   --assume-noalias      let the search add `restrict` (you confirm callers never pass overlapping arrays)
   --quick               short measurements (smoke runs)
   --fresh               measure again even what the cache knows
+  --predicted           try variants in the order of their predicted time; time only the
+                        predicted-fastest half (compiler/tune/predicted_order.py)
   --apply               rewrite the kernel in place (the original is kept as <stem>.ea.orig)
   --json                print the result JSON instead of the table
   --no-diff             do not print the diff
@@ -37,7 +39,8 @@ An option's value may also be written --opt=value.
 
 _VALUES = ("--function", "--space", "--strategy", "--budget", "--time", "--propose-cmd", "--propose-timeout",
            "--seed")
-_SWITCHES = {"--assume-noalias": "assume_noalias", "--quick": "quick", "--fresh": "fresh"}
+_SWITCHES = {"--assume-noalias": "assume_noalias", "--quick": "quick", "--fresh": "fresh",
+             "--predicted": "predicted"}
 
 
 def run_tune(args: list[str]) -> int:

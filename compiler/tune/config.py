@@ -40,6 +40,7 @@ class TuneConfig:
     assume_noalias: bool = False  # lets the search add `restrict` (the user confirms no overlap)
     fresh: bool = False  # ignore cached evaluations (they are still written)
     eval_timeout_s: float = 300.0  # one variant's compile + verify + timing
+    predicted: bool = False  # try candidates by predicted time, time only the fastest half (predicted_order.py)
 
     def __post_init__(self):
         self.kernel = Path(self.kernel)

@@ -258,6 +258,13 @@ class _Run:
         if self.last_eval.facts.get(fn, {}).get("bottleneck") == "memory-bound":
             hints.add("memory-bound")
         first = frozenset(k.name for k in space.knobs if k.site is not None and k.site.hint in hints)
+        if self.cfg.predicted:  # order by predicted time, time only the predicted-fastest half
+            from .predicted_order import predicted_search, predicted_times
+            spec = next(b for b in self.suite.benches if b.name == benches[0])
+            predicted_search(space, base_analysis, lambda text: predicted_times(
+                text, str(self.cfg.kernel), self.cfg.options, fn, spec), try_point, self._stop,
+                lambda: search(space, strategy, self.cfg.seed, try_point, self._stop, first))
+            return
         search(space, strategy, self.cfg.seed, try_point, self._stop, first)
 
     def _transforms(self) -> tuple[str, ...]:

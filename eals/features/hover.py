@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import SCALARS, VECTORS, Intrinsic, lookup
+from ea_compiler.tooling import SCALARS, VECTORS, Intrinsic, latest_measured, lookup, pair_markdown
 
 from ..convert import offset, to_range
 from ..lookup import word_at
 from ..machine import machine_code
+from ..runs import file_path
 from ..support import guarded
 
 _KIND_WORDS = {"param": "parameter", "local": "local", "loop-var": "loop variable", "const": "constant",
@@ -62,11 +63,20 @@ async def _function(ls, uri: str, analysis, sym) -> str:
         parts.append(blocked_note(code.blocked))
     elif code.report is not None:
         parts.append(machine_markdown(code.report, code.target))
+        measured = _measured(uri, analysis, sym.name)
+        if measured:
+            parts.append(measured)
     else:
         parts.append("*No machine code for this target.*")
     if runs:
         parts.append(runs)
     return "\n\n".join(parts)
+
+
+def _measured(uri: str, analysis, name: str) -> str | None:
+    """The last cycle run's predicted vs measured figures (the server runs no benchmark itself)."""
+    path = file_path(uri)
+    return pair_markdown(latest_measured(path, name, analysis.source.data)) if path else None
 
 
 def blocked_note(errors) -> str:

@@ -14,9 +14,11 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from ea_compiler.tooling import ast as A
+from ea_compiler.tooling import latest_measured, pair_label
 
 from ..convert import column
 from ..machine import BUDGET_S, machine_code
+from ..runs import file_path
 from ..support import guarded
 from .inlay_widths import width_hints
 
@@ -47,6 +49,12 @@ def loop_label(lp) -> str:
     """`memory-bound · 64 B/iter` (the bytes each iteration loads and stores; spills and reloads left out)."""
     moved = lp.kernel_bytes
     return f"{lp.role} loop: {lp.bottleneck}" + (f" · {moved} B/iter" if moved else "")
+
+
+def _measured_label(uri: str, analysis, name: str) -> str | None:
+    """The main loop's predicted vs measured cycles from the last cycle run (never runs one)."""
+    path = file_path(uri)
+    return pair_label(latest_measured(path, name, analysis.source.data)) if path else None
 
 
 def visible_functions(analysis, rng: lsp.Range) -> list:
@@ -85,10 +93,12 @@ async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:
             found.append((item.name_span.line, 0, label))
         if level != "lines":
             continue
+        measured = _measured_label(uri, analysis, item.name)
         for lp in fr.loops:  # on the loop's header line (its first line may be inlined code of a callee)
             line = lp.header_line or lp.first_line
             if line and item.span.line <= line <= item.span.end_line:
-                found.append((line, 1, loop_label(lp)))
+                label = loop_label(lp)
+                found.append((line, 1, f"{label} · {measured}" if measured and lp is fr.main_loop else label))
         found.extend((ln, 2, rep.summary) for ln, rep in fr.lines.items()
                      if item.span.line <= ln <= item.span.end_line and 1 <= ln <= source.line_count)
     hints = []

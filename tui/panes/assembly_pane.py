@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ea_compiler.tooling import Stages
+from ea_compiler.tooling import Stages, latest_measured, pair_label
 
 from ..functions import code_owner, function_at, report_for
 from ..messages import SourceCursor
@@ -119,7 +119,8 @@ class AssemblyPane(Vertical):
         position = f"  ({names.index(name) + 1}/{len(names)}, n/p to switch)" if len(names) > 1 else ""
         title.update(Content.assemble(("function ", "$text-muted"), (name, "bold"), (position, "$text-muted"),
                                       ("   directives shown" if self._directives else "", "$text-muted")))
-        summary.show(report_for(stages, name))
+        summary.show(report_for(stages, name),
+                     measured=pair_label(latest_measured(stages.analysis.path, name, stages.analysis.source.data)))
         line = self.source_view.cursor_key
         if line is not None:
             self.asm_view.highlight(line)

@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, ProgressBar, SelectionList, Static
 
 from ea_compiler.tooling import (BenchError, Cancelled, Progress, RunReport, Stages, Suite, append_history, find_suite,
-                              load_suite, read_history, run_suite, size_label)
+                              latest_measured, load_suite, pair_label, read_history, run_suite, size_label)
 
 from ..bench_format import COLUMNS, chart_series, history_lines, row_cells, suite_template
 from ..target import is_cross
@@ -148,6 +148,9 @@ class BenchPane(Vertical):
 
     def _show_history(self) -> None:
         lines = history_lines(read_history(self.suite)) if self.suite else []
+        if self.suite:  # each function's main loop, from the last `ea bench --cycles`
+            lines = [f"{b.function} main loop: {label}" for b in self.suite.benches
+                     if (label := pair_label(latest_measured(self.suite.kernel, b.function)))] + lines
         self.query_one("#bench-history", Static).update(
             Content("\n".join(lines)) if lines else Content.assemble(("no earlier runs", "$text-muted")))
 

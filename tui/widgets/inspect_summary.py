@@ -19,7 +19,7 @@ def _loops_label(fr: FunctionReport) -> str:
     return f"{n} loop{'s' * (n != 1)}" + (f" {breakdown}" if breakdown else "")
 
 
-def summary_content(fr: FunctionReport | None, note: str = "") -> Content:
+def summary_content(fr: FunctionReport | None, note: str = "", measured: str | None = None) -> Content:
     if fr is None:
         return Content.assemble((note or "No machine code to inspect.", "$text-muted"))
     c = fr.counts
@@ -39,6 +39,8 @@ def summary_content(fr: FunctionReport | None, note: str = "") -> Content:
         parts.append((LOOP_HEADER + "\n", "$text-muted"))
         for cells, bottleneck in loop_rows(fr):
             parts += [cells, (bottleneck + "\n", _BOTTLENECK_STYLE.get(bottleneck, ""))]
+    if measured:  # the main loop's cycles per iteration from the last `ea bench --cycles`
+        parts += [("main loop ", "$text-muted"), f"{measured}\n"]
     for h in fr.hints:
         parts += [("hint ", "$text-warning bold"), f"{hint_text(h)}\n"]
     if not fr.hints:
@@ -49,5 +51,5 @@ def summary_content(fr: FunctionReport | None, note: str = "") -> Content:
 class InspectSummary(Static):
     """Shows `summary_content` of the function given to `show`."""
 
-    def show(self, fr: FunctionReport | None, note: str = "") -> None:
-        self.update(summary_content(fr, note))
+    def show(self, fr: FunctionReport | None, note: str = "", measured: str | None = None) -> None:
+        self.update(summary_content(fr, note, measured))

@@ -1,0 +1,96 @@
+"""Predicted vs measured cycles per main-loop iteration over every example and
+the kernels of bench/predict_kernels/ (streaming, reductions with 1-8
+accumulators, u8/i16 pipelines, gathers, a stencil, exp loops, matmul
+variants), each at an L1-resident size (the slope between two L1 sizes) and
+a DRAM size (`ea bench --cycles`, compiler/bench/cycle_report.py).
+
+    .venv/bin/python bench/predict_bench.py [--only SUITE ...] [--quick] [--json PATH]
+
+Prints one row per kernel and size class, the mean absolute percentage error
+(MAPE) per size class against the goals (L1 <= 15 %, DRAM <= 20 %), and the
+worst kernels. Nothing is written to the suites' history files. Needs the
+model's calibration for this CPU (`ea bench --calibrate`); without one the
+prediction uses default bandwidths and says so."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = (ROOT / "examples", ROOT / "bench" / "predict_kernels")
+GOALS = {"L1": 15.0, "DRAM": 20.0}
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def suites(only: list[str]) -> list[Path]:
+    found = [p for folder in SOURCES for p in sorted(folder.glob("*.bench.toml"))]
+    return [p for p in found if not only or p.name.removesuffix(".bench.toml") in only]
+
+
+def summary(rows: list[dict]) -> dict:
+    from ea_compiler.bench.cycles import mape
+    out = {}
+    for cls in GOALS:
+        pairs = [(r["predicted"], r["cycles_per_iter"]) for r in rows if r["size_class"] == cls]
+        scored = [p for p in pairs if p[0] is not None and p[1] is not None]
+        out[cls] = {"mape": mape(scored), "kernels": len(scored), "unmeasured": len(pairs) - len(scored)}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", default=[], help="suite names (file stems)")
+    ap.add_argument("--quick", action="store_true", help="short measurements (noisier)")
+    ap.add_argument("--json", help="write rows and summary to this file")
+    ap.add_argument("--worst", type=int, default=6)
+    args = ap.parse_args()
+    from ea_compiler.bench import BenchError, load_suite
+    from ea_compiler.bench.cycle_report import run_cycles
+    from ea_compiler.options import Options
+    rows, problems, header = [], [], None
+    for path in suites(args.only):
+        suite = load_suite(path)
+        try:
+            report = run_cycles(suite, Options(), quick=args.quick)
+        except BenchError as err:
+            problems.append(f"{path.name}: {err}")
+            continue
+        header = header or f"clock {report.ghz:.2f} GHz; {report.clock}"
+        for r in report.rows:
+            rows.append({"suite": suite.name, **r.to_json()})
+        problems += [f"{suite.name}: {p}" for p in report.problems]
+        for r in report.rows:
+            err = "-" if r.error is None else f"{r.error:+.0f}%"
+            print(f"{suite.name:<16} {r.function:<16} {r.size_class:<5} {r.n:>9} "
+                  f"{_f(r.predicted):>9} {_f(r.cycles_per_iter):>9} {err:>7}  {r.limit or '-'}"
+                  + (f"  ({r.note})" if r.note else ""), flush=True)
+    result = summary(rows)
+    print(f"\n{header}")
+    for cls, s in result.items():
+        goal = GOALS[cls]
+        verdict = "-" if s["mape"] is None else ("meets" if s["mape"] <= goal else "misses")
+        print(f"MAPE {cls:<4}: {_f(s['mape'], 1)} % over {s['kernels']} kernels "
+              f"({s['unmeasured']} unmeasured); goal <= {goal:.0f} %: {verdict}")
+    scored = [r for r in rows if r.get("error_pct") is not None]
+    print("worst:")
+    for r in sorted(scored, key=lambda r: -abs(r["error_pct"]))[:args.worst]:
+        print(f"  {r['function']} {r['size_class']}: predicted {_f(r['predicted'])}, measured "
+              f"{_f(r['cycles_per_iter'])} ({r['error_pct']:+.0f}%), {r['limit']}")
+    for p in problems:
+        print(f"not measured: {p}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"summary": result, "rows": rows, "problems": problems,
+                                               "clock": header}, indent=1))
+    return 0
+
+
+def _f(x, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""`ea tune --predicted`: the search tries its candidates in the order of
+their predicted time (compiler/inspect/predict at the suite's largest size),
+times only those predicted faster than the original (at the largest or the
+smallest size: at a DRAM size every variant of a streaming loop ties), and
+stops after PATIENCE candidates in a row were not accepted, or after half
+of all candidates. Each candidate is compiled (no run) to predict it:
+far cheaper than a timed evaluation.
+
+Predicted time of a function at n = its hot loop's predicted cycles per
+iteration x the iterations at n (`loop_elements` / elements per iteration);
+the hot loop as `ea bench --cycles` measures it (cycle_report.hot_loop)."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ..analysis import Analysis
+from ..bench.suite import BenchSpec
+from .space import Space, render
+from . import transforms as T
+
+KEEP = 0.5  # of the candidates, the predicted-fastest part that may be timed
+PATIENCE = 4  # candidates in a row not accepted before the search stops
+MIN_GAIN = 0.02  # a candidate predicted less than this much faster at every size is not timed
+MAX_POINTS = 256  # larger spaces are not enumerated: the normal search runs instead
+
+
+def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSpec, n: int) -> float | None:
+    """Predicted cycles of one call of `function` at size n; None when there is no prediction."""
+    from ..bench.cycle_report import hot_loop
+    from ..bench.cycle_run import loop_elements
+    from ..bench.cycle_sizes import working_set
+    from ..build import compile_source
+    from ..inspect import inspect_module
+    try:
+        analysis, module = compile_source(text.encode(), path, options)
+        if module is None:
+            return None
+        report = inspect_module(analysis, module, names=[function], predict=True,
+                                working_set_bytes=working_set(spec, n))
+        fn = next(f for f in report.functions if f.name == function)
+        index = hot_loop(fn)
+        if index is None or fn.prediction is None or index >= len(fn.prediction.loops):
+            return None
+        step = spec.loop_step or fn.loops[index].elements_per_iteration
+        if not step:
+            return None
+        return fn.prediction.loops[index].cycles_per_iter * loop_elements(spec, n) / step
+    except Exception:  # noqa: BLE001 - a candidate the model cannot read is timed like any other
+        return None
+
+
+def ranked(space: Space, base: Analysis, estimate: Callable[[str], tuple | None]) -> list[tuple[tuple, tuple | None]]:
+    """The allowed candidates (origin excluded) with their predictions, predicted-fastest first;
+    those without a prediction after those with one, in the space's order."""
+    scored = []
+    for k, point in enumerate(space.points()):
+        if point == space.origin or not space.allowed(point):
+            continue
+        try:
+            text, _ = render(base, space, point)
+            guess = estimate(text)
+        except T.NotApplicable:
+            guess = None
+        scored.append((guess is None, guess or (), k, point, guess))
+    return [(p, g) for *_, p, g in sorted(scored)]
+
+
+def promising(guess: tuple | None, origin: tuple | None) -> bool:
+    """Whether the model expects a gain: faster by MIN_GAIN at some size (or no prediction)."""
+    if guess is None or origin is None:
+        return True
+    return any(g < o * (1 - MIN_GAIN) for g, o in zip(guess, origin))
+
+
+def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], tuple | None],
+                     try_point: Callable[[tuple], bool], stop: Callable[[], bool],
+                     fallback: Callable[[], None]) -> None:
+    """Time the candidates the model expects a gain from, fastest-predicted first, until
+    PATIENCE in a row are not accepted or KEEP of all were tried; spaces too large to
+    enumerate go to `fallback` (the normal search)."""
+    if space.size > MAX_POINTS:
+        fallback()
+        return
+    order = ranked(space, base, estimate)
+    origin = estimate(base.source.data.decode())
+    chosen = [p for p, guess in order if promising(guess, origin)]
+    misses = 0
+    for point in chosen[:max(1, math.ceil(len(order) * KEEP))]:
+        if stop() or misses >= PATIENCE:
+            return
+        misses = 0 if try_point(point) else misses + 1
+
+
+def predicted_times(text: str, path: str, options, function: str, spec: BenchSpec) -> tuple | None:
+    """(cycles at the suite's largest size, at its smallest): the order the tuner's score
+    (largest size) gives, ties broken where the data sit in cache."""
+    large = predicted_cycles(text, path, options, function, spec, max(spec.sizes))
+    small = predicted_cycles(text, path, options, function, spec, min(spec.sizes))
+    return None if large is None or small is None else (large, small)

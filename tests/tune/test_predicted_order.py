@@ -1,0 +1,87 @@
+"""`ea tune --predicted`: candidates in the order of their predicted time,
+only the predicted-fastest half timed; the prediction of a variant's time
+from the model (a faster kernel is predicted faster)."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from ea_compiler.analysis import analyze
+from ea_compiler.bench import load_suite
+from ea_compiler.options import Options
+from ea_compiler.tune.predicted_order import predicted_cycles, predicted_search, ranked
+from ea_compiler.tune.space import Knob, Space, build_space
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from predict_rank import kendall_tau  # noqa: E402
+
+SRC = """const STEP: i32 = 8
+export func f(x: *restrict f32, out: *mut f32, n: i32) {
+    let mut i: i32 = 0
+    while i < n {
+        out[i] = x[i] * 2.0
+        i = i + STEP
+    }
+}
+"""
+HASWELL = Options(target_cpu="haswell", target_triple="x86_64-unknown-linux-gnu")
+
+
+def space_and_base():
+    a = analyze(SRC, "k.ea")
+    space = build_space(a, "f", {"STEP": [8, 1, 2, 4, 16, 32]}, {"STEP": 8}, [], None)
+    return space, a
+
+
+def step_of(text: str) -> int:
+    return int(re.search(r"STEP: i32 = (\d+)", text).group(1))
+
+
+def test_candidates_come_fastest_first_and_only_half_are_timed():
+    space, base = space_and_base()
+    estimate = lambda text: (100.0 / step_of(text),)  # noqa: E731 - a bigger step: predicted faster
+    order = [p for p, _ in ranked(space, base, estimate)]
+    assert [space.label(p) for p in order] == ["STEP=32", "STEP=16", "STEP=4", "STEP=2", "STEP=1"]
+    tried = []
+    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
+                     lambda: False, lambda: tried.append("fallback"))
+    assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2", "STEP=4"]  # all predicted faster: KEEP caps
+    tried.clear()
+    predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False, lambda: None)
+    assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16"]  # only those predicted faster than STEP=8
+    tried.clear()
+    predicted_search(space, base, lambda text: (1.0 + step_of(text) / 1000, 100.0 / step_of(text)),
+                     lambda p: tried.append(p) or True, lambda: False, lambda: None)
+    # slower at the first size, faster at the second: still timed, in the order of the first
+    assert [space.label(p) for p in tried] == ["STEP=16", "STEP=32"]
+
+
+def test_unpredicted_candidates_go_last_and_huge_spaces_fall_back():
+    space, base = space_and_base()
+    order = [p for p, _ in ranked(space, base, lambda text: None if step_of(text) == 32 else (float(step_of(text)),))]
+    assert [space.label(p) for p in order] == ["STEP=1", "STEP=2", "STEP=4", "STEP=16", "STEP=32"]
+    big = Space([Knob(f"K{i}", "param", (0, 1, 2)) for i in range(6)])  # 729 points
+    called = []
+    predicted_search(big, base, lambda t: 1.0, lambda p: called.append(p), lambda: False,
+                     lambda: called.append("fallback"))
+    assert called == ["fallback"]
+
+
+def test_a_variant_with_more_accumulators_is_predicted_faster():
+    kernels = Path(__file__).resolve().parents[2] / "bench" / "predict_kernels"
+    suite = load_suite(kernels / "reductions.bench.toml")
+    text = (kernels / "reductions.ea").read_text()
+    one = next(b for b in suite.benches if b.function == "sum_acc1")
+    four = next(b for b in suite.benches if b.function == "sum_acc4")
+    t1 = predicted_cycles(text, "r.ea", HASWELL, "sum_acc1", one, 4096)
+    t4 = predicted_cycles(text, "r.ea", HASWELL, "sum_acc4", four, 4096)
+    assert t1 is not None and t4 is not None and 0 < t4 < t1
+    assert predicted_cycles("export func broken(", "r.ea", HASWELL, "sum_acc1", one, 4096) is None
+
+
+def test_kendall_tau():
+    assert kendall_tau([1, 2, 3], [10, 20, 30])[0] == 1.0
+    assert kendall_tau([1, 2, 3], [30, 20, 10])[0] == -1.0
+    assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == (4 / 6, 5, 1)
+    assert kendall_tau([1], [2])[0] is None
