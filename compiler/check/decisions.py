@@ -12,6 +12,7 @@ record. The node is kept with its record so an identity can never be reused.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from ..intrinsics import Intrinsic
@@ -33,12 +34,12 @@ class Decisions:
         self._callees: dict[int, tuple[A.Call, Callee]] = {}
         self._context: dict[int, tuple[A.Call, ContextType]] = {}
         self._by_name_start: dict[int, Callee] | None = None  # built on first use
-
+        self._user_calls: tuple[list[int], list[str]] | None = None  # built on first use
 
     # ---- written by the checker ----
     def record_callee(self, call: A.Call, callee: Callee) -> None:
         self._callees[id(call)] = (call, callee)
-        self._by_name_start = None
+        self._by_name_start = self._user_calls = None
 
     def record_context(self, call: A.Call, t: T.Type, defaulted: bool) -> None:
         """A context-typed call typed (again: the last typing is the one that counts)."""
@@ -74,8 +75,12 @@ class Decisions:
 
     def functions_called_within(self, start: int, end: int) -> set[str]:
         """The user functions called from the byte range [start, end) (a function's text)."""
-        return {callee.name for call, callee in self._callees.values()
-                if isinstance(callee, Symbol) and start <= call.span.start < end}
+        if self._user_calls is None:  # one sorted index: a file's functions are asked in turn
+            calls = sorted((call.span.start, callee.name) for call, callee in self._callees.values()
+                           if isinstance(callee, Symbol))
+            self._user_calls = ([s for s, _ in calls], [n for _, n in calls])
+        starts, names = self._user_calls
+        return set(names[bisect_left(starts, start):bisect_left(starts, end)])
 
     def callee_named_from(self, start: int) -> Callee | None:
         """The callee of the call whose name starts at byte `start` (a token's
