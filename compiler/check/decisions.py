@@ -35,11 +35,12 @@ class Decisions:
         self._context: dict[int, tuple[A.Call, ContextType]] = {}
         self._by_name_start: dict[int, Callee] | None = None  # built on first use
         self._user_calls: tuple[list[int], list[str]] | None = None  # built on first use
+        self._by_callee: dict[str, list[A.Call]] | None = None  # built on first use
 
     # ---- written by the checker ----
     def record_callee(self, call: A.Call, callee: Callee) -> None:
         self._callees[id(call)] = (call, callee)
-        self._by_name_start = self._user_calls = None
+        self._by_name_start = self._user_calls = self._by_callee = None
 
     def record_context(self, call: A.Call, t: T.Type, defaulted: bool) -> None:
         """A context-typed call typed (again: the last typing is the one that counts)."""
@@ -69,9 +70,12 @@ class Decisions:
 
     def calls_of(self, name: str) -> list[A.Call]:
         """The calls that reach the user function `name`, in source order."""
-        found = [call for call, callee in self._callees.values()
-                 if isinstance(callee, Symbol) and callee.name == name]
-        return sorted(found, key=lambda c: c.span.start)
+        if self._by_callee is None:  # one index: the lints ask for every kernel in turn
+            self._by_callee = {}
+            for call, callee in self._callees.values():
+                if isinstance(callee, Symbol):
+                    self._by_callee.setdefault(callee.name, []).append(call)
+        return sorted(self._by_callee.get(name, ()), key=lambda c: c.span.start)
 
     def functions_called_within(self, start: int, end: int) -> set[str]:
         """The user functions called from the byte range [start, end) (a function's text)."""
