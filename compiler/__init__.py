@@ -18,7 +18,9 @@ Public API for tools (the language server, the TUI, scripts):
     result.symbol_at(off) # Symbol defined or referenced at a byte offset
     result.source         # SourceFile: line/column/UTF-16 conversions
 
-`analyze` never touches LLVM and returns a result for any input. Spans
+`analyze` never touches LLVM and returns a result for any input; an editor
+keeps an `AnalysisSession` per document, whose `update(text)` gives the same
+result re-doing only what an edit touched (ea_compiler.incremental). Spans
 carry byte offsets [start, end) and 1-based line / character columns.
 
     from ea_compiler import load
@@ -39,12 +41,14 @@ from .version import __version__
 
 # Importing the package does no work: each name below is imported on first
 # use (PEP 562), so `ea --version` or `import ea` do not pay for the front end.
-_LAZY = ("Analysis", "analyze", "Diagnostic", "Label", "Suggestion", "Options", "render_all", "SourceFile", "Span")
+_LAZY = ("Analysis", "AnalysisSession", "analyze", "Diagnostic", "Label", "Suggestion", "Options", "render_all", "SourceFile", "Span")
 
 
 def __getattr__(name: str):
     if name in ("Analysis", "analyze"):
         from .analysis import Analysis, analyze
+    elif name == "AnalysisSession":
+        from .incremental import AnalysisSession
     elif name in ("Diagnostic", "Label", "Suggestion"):
         from .diagnostics import Diagnostic, Label, Suggestion
     elif name == "Options":

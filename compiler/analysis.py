@@ -180,13 +180,19 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
             raise
         sink.error("internal", "internal-error",
                    "internal compiler error while analysing this file (please report it with the file)", None)
+    return Analysis(path, source, options, tokens, program, desugared, symbols,
+                    finish_diagnostics(sink, tokens, desugared), expr_types, decisions)
+
+
+def finish_diagnostics(sink: DiagnosticSink, tokens: list[Token], desugared: A.Program) -> list[Diagnostic]:
+    """What every pass reported, as the analysis shows it: cascades after a
+    syntax error dropped, in source order, the count of those over the cap."""
     diagnostics = _drop_cascades(sink.items, desugared)
     diagnostics.sort(key=lambda d: -1 if d.span is None else d.span.start)
     if sink.dropped:
         diagnostics.append(Diagnostic("error", "lex" if not tokens else "parse", "too-many-errors",
                                       f"{sink.dropped} more errors not shown", None))
-    return Analysis(path, source, options, tokens, program, desugared, symbols, diagnostics, expr_types,
-                    decisions)
+    return diagnostics
 
 
 def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnostic]:

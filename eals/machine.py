@@ -61,9 +61,10 @@ async def machine_code(server, uri: str, analysis, names: list[str],
     deadline = None if budget is None else time.perf_counter() + budget  # counted from the request: queueing too
 
     def work():
-        if not _current(server, uri, analysis):
-            return None  # superseded while queued
-        return _compile(analysis, names, deadline)
+        with server.reading(uri, analysis) as newest:
+            if not newest or not _current(server, uri, analysis):
+                return None  # superseded while queued
+            return _compile(analysis, names, deadline)
 
     done = await asyncio.get_running_loop().run_in_executor(server.codegen_pool, work)
     if done is None or not _current(server, uri, analysis):
@@ -101,7 +102,8 @@ async def _drain(server, uri: str, backlog: _Backlog) -> None:
         name = backlog.names.pop(0)
 
         def work(name=name):
-            return _compile(analysis, [name], None) if _current(server, uri, analysis) else None
+            with server.reading(uri, analysis) as newest:
+                return _compile(analysis, [name], None) if newest and _current(server, uri, analysis) else None
         if await loop.run_in_executor(server.codegen_pool, work) is None:
             return
     if server.client.inlay_refresh and _current(server, uri, analysis):

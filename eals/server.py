@@ -3,10 +3,15 @@ the diagnostics pipeline. Feature modules register their handlers on it.
 
 Analysis never blocks the event loop: each change starts an analysis at
 once in a worker thread; when it finishes, its result is published only if
-no newer version of the document has arrived (older work is dropped)."""
+no newer version of the document has arrived (older work is dropped).
+Each document keeps an `AnalysisSession`: an edit inside one function body
+re-checks that function only. The session moves the spans of the analysis
+it returned before, in place: work on an analysis in another thread holds
+`reading(uri, analysis)`, and drops it when it is no longer the newest."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
 import traceback
@@ -16,7 +21,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from ea_compiler import Analysis, __version__, analyze
+from ea_compiler import Analysis, AnalysisSession, __version__
 from ea_compiler.tooling import PositionEncoding
 
 from .clientcaps import ClientFeatures
@@ -36,6 +41,7 @@ class Document:
     analysed_version: int = -1
     inflight: dict = field(default_factory=dict)  # version -> future of its analysis
     rewrites: object = None  # features.tune_actions.Memo: the code actions' rewrites of its analysis
+    session: AnalysisSession | None = None  # analyses each version from the last (same options)
 
 
 class EaServer(LanguageServer):
@@ -121,7 +127,13 @@ class EaServer(LanguageServer):
         def work():
             if doc.version != version:  # superseded while queued
                 return None
-            return analyze(text, doc.uri, options)
+            session = doc.session
+            if session is None or session.options.key() != options.key():
+                session = doc.session = AnalysisSession(doc.uri, options)
+            with session.lock:
+                if doc.version != version:  # superseded while waiting for the analysis before it
+                    return None
+                return session.update(text)
 
         future = asyncio.get_running_loop().run_in_executor(self.analysis_pool, work)
         doc.inflight[version] = future
@@ -132,6 +144,18 @@ class EaServer(LanguageServer):
         if analysis is not None and version >= doc.analysed_version:
             doc.analysis, doc.analysed_version = analysis, version
         return analysis
+
+    @contextlib.contextmanager
+    def reading(self, uri: str, analysis: Analysis):
+        """Hold while reading `analysis` outside the event loop: yields whether
+        it is still the document's newest (its spans are not being moved)."""
+        doc = self.docs.get(uri)
+        session = doc.session if doc is not None else None
+        if session is None:
+            yield False
+            return
+        with session.lock:
+            yield session.analysis is analysis
 
     async def current_analysis(self, uri: str) -> Analysis | None:
         doc = self.docs.get(uri)

@@ -80,6 +80,15 @@ class Checker(ExprChecker, StmtChecker):
 
     # ---- driver ----
     def run(self, program: A.Program) -> None:
+        funcs, infos = self.declare(program)
+        for f, info in zip(funcs, infos):
+            self.check_func(f, info)
+        run_lints(self, program)
+
+    def declare(self, program: A.Program) -> tuple[list[A.Func], list[FuncInfo]]:
+        """Everything before the bodies: structs, constants, static_asserts,
+        signatures. The bodies are then checked one by one, in order (the
+        incremental analysis re-checks one of them alone)."""
         items = program.items
         structs = [i for i in items if isinstance(i, A.StructDecl)]
         for s in structs:
@@ -95,10 +104,7 @@ class Checker(ExprChecker, StmtChecker):
                 self.static_assert(a)
         self.liveness.warn_ignored(program, self.sink)
         funcs = [f for f in items if isinstance(f, A.Func)]
-        infos = [self.declare_func(f) for f in funcs]
-        for f, info in zip(funcs, infos):
-            self.check_func(f, info)
-        run_lints(self, program)
+        return funcs, [self.declare_func(f) for f in funcs]
 
     # ---- types ----
     def resolve_type(self, t: A.TypeRef, check_target: bool = False) -> T.Type:

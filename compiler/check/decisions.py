@@ -12,6 +12,7 @@ record. The node is kept with its record so an identity can never be reused.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from ..intrinsics import Intrinsic
@@ -33,12 +34,13 @@ class Decisions:
         self._callees: dict[int, tuple[A.Call, Callee]] = {}
         self._context: dict[int, tuple[A.Call, ContextType]] = {}
         self._by_name_start: dict[int, Callee] | None = None  # built on first use
-
+        self._user_calls: tuple[list[int], list[str]] | None = None  # built on first use
+        self._by_callee: dict[str, list[A.Call]] | None = None  # built on first use
 
     # ---- written by the checker ----
     def record_callee(self, call: A.Call, callee: Callee) -> None:
         self._callees[id(call)] = (call, callee)
-        self._by_name_start = None
+        self._by_name_start = self._user_calls = self._by_callee = None
 
     def record_context(self, call: A.Call, t: T.Type, defaulted: bool) -> None:
         """A context-typed call typed (again: the last typing is the one that counts)."""
@@ -68,14 +70,21 @@ class Decisions:
 
     def calls_of(self, name: str) -> list[A.Call]:
         """The calls that reach the user function `name`, in source order."""
-        found = [call for call, callee in self._callees.values()
-                 if isinstance(callee, Symbol) and callee.name == name]
-        return sorted(found, key=lambda c: c.span.start)
+        if self._by_callee is None:  # one index: the lints ask for every kernel in turn
+            self._by_callee = {}
+            for call, callee in self._callees.values():
+                if isinstance(callee, Symbol):
+                    self._by_callee.setdefault(callee.name, []).append(call)
+        return sorted(self._by_callee.get(name, ()), key=lambda c: c.span.start)
 
     def functions_called_within(self, start: int, end: int) -> set[str]:
         """The user functions called from the byte range [start, end) (a function's text)."""
-        return {callee.name for call, callee in self._callees.values()
-                if isinstance(callee, Symbol) and start <= call.span.start < end}
+        if self._user_calls is None:  # one sorted index: a file's functions are asked in turn
+            calls = sorted((call.span.start, callee.name) for call, callee in self._callees.values()
+                           if isinstance(callee, Symbol))
+            self._user_calls = ([s for s, _ in calls], [n for _, n in calls])
+        starts, names = self._user_calls
+        return set(names[bisect_left(starts, start):bisect_left(starts, end)])
 
     def callee_named_from(self, start: int) -> Callee | None:
         """The callee of the call whose name starts at byte `start` (a token's

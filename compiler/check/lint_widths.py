@@ -34,31 +34,27 @@ def _needs(name: str) -> tuple[str, str] | None:
     return None
 
 
-def lint_widths(program: A.Program, checker) -> None:
+def lint_widths(program: A.Program, checker, uses=None) -> None:
+    """`uses(f)`, when given, answers `first_uses(f, ...)` for each live
+    function (the incremental analysis keeps them per function)."""
     if checker.base_options.is_arm:
         return
     funcs = [f for f in program.items if isinstance(f, A.Func) and checker.liveness.is_live(f)]
+    if uses is None:
+        types = _types_by_function(funcs, checker.expr_types)
+        uses = lambda f: first_uses(f, types.get(id(f), ()))  # noqa: E731
     first: dict[str, object] = {}  # vector name -> span of its first use
-
-    def use(span, name: str) -> None:
-        if name not in first or span.start < first[name].start:
-            first[name] = span
     for f in funcs:
-        for span, name in _written(f):
-            use(span, name)
-    starts = [f.span.start for f in funcs]  # items are in source order
-    for span, t in checker.expr_types:
-        if isinstance(t, T.Vector) and t.name in VECTORS:
-            i = bisect_right(starts, span.start) - 1
-            if i >= 0 and span.start < funcs[i].span.end:
-                use(span, t.name)
+        for name, span in uses(f).items():
+            if name not in first or span.start < first[name].start:
+                first[name] = span
     if not first:
         return
     options = checker.base_options
     features = target_features(options)
     if features is None:
         return
-    for name, span in sorted(first.items(), key=lambda kv: kv[1].start):
+    for name, span in sorted(first.items(), key=lambda kv: (kv[1].start, kv[0])):
         need = _needs(name)
         if need is None or need[0] in features:
             continue
@@ -74,6 +70,31 @@ def lint_widths(program: A.Program, checker) -> None:
             f"{name} is {info.bits} bits wide, but {cpu_label(options)} has no {need[1]}: LLVM splits "
             f"every {name} operation into narrower ones. To use {info.bits}-bit registers, {fix}"
             f"{alternative}", span)
+
+
+def _types_by_function(funcs: list[A.Func], expr_types) -> dict[int, list]:
+    """The checked expression types inside each function (by id)."""
+    starts = [f.span.start for f in funcs]  # items are in source order
+    out: dict[int, list] = {}
+    for span, t in expr_types:
+        i = bisect_right(starts, span.start) - 1
+        if i >= 0 and span.start < funcs[i].span.end:
+            out.setdefault(id(funcs[i]), []).append((span, t))
+    return out
+
+
+def first_uses(f: A.Func, expr_types) -> dict[str, object]:
+    """Each vector type `f` uses (written in its signature and `let`s, or the
+    type of an expression among `expr_types`, its own) and where first."""
+    first: dict[str, object] = {}
+    for span, name in _written(f):
+        if name not in first or span.start < first[name].start:
+            first[name] = span
+    for span, t in expr_types:
+        if isinstance(t, T.Vector) and t.name in VECTORS:
+            if t.name not in first or span.start < first[t.name].start:
+                first[t.name] = span
+    return first
 
 
 def _written(func: A.Func):

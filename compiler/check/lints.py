@@ -10,7 +10,9 @@ from .lint_tails import lint_tail, needs_callers
 from .lint_widths import lint_widths
 
 
-def run_lints(checker, program: A.Program) -> None:
+def run_lints(checker, program: A.Program, coverage=lint_coverage, uses=None) -> None:
+    """`coverage` and `uses` (see lint_widths) let the incremental analysis
+    answer a function's own lints from what it kept of its last check."""
     errors = [d.span for d in checker.sink.items if d.is_error and d.span is not None]
     for func in program.items:
         if not isinstance(func, A.Func) or func.origin is None:
@@ -18,8 +20,8 @@ def run_lints(checker, program: A.Program) -> None:
         if any(func.span.start <= s.start < func.span.end for s in errors):
             continue
         checker.options = checker.liveness.options_of(func)
-        lint_coverage(func, checker)
+        coverage(func, checker)
         if needs_callers(func):
             lint_tail(func, checker.decisions.calls_of(func.name), checker)
         checker.options = checker.base_options
-    lint_widths(program, checker)
+    lint_widths(program, checker, uses)

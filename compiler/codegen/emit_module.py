@@ -101,8 +101,9 @@ class ModuleEmitter:
 def callee_closure(funcs: list[A.Func], decisions, names, calls=None) -> set[str]:
     """`names` and every function they call, directly or through others
     (the callees are the checker's decisions), among `funcs`; `calls` is
-    `direct_callees` of `funcs` when the caller already has it."""
-    by_name = {f.name: f for f in funcs}
+    `direct_callees` of `funcs` when the caller already has it. `funcs` may
+    be a dict by name (a caller asking for many closures builds it once)."""
+    by_name = funcs if isinstance(funcs, dict) else {f.name: f for f in funcs}
     calls = calls if calls is not None else {}
     todo = [n for n in names if n in by_name]
     seen = set(todo)

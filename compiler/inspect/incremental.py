@@ -44,8 +44,8 @@ class _Graph:
     def __init__(self, analysis: Analysis):
         self.funcs = {f.name: f for f in analysis.live_functions}
         self._data = analysis.source.data  # spans are byte offsets into it
-        funcs, calls = list(self.funcs.values()), {}
-        self.closures = {name: callee_closure(funcs, analysis.decisions, [name], calls) for name in self.funcs}
+        self._decisions, self._calls = analysis.decisions, {}
+        self._closures: dict[str, set[str]] = {}  # built on demand: a hover needs one
         declarations = b"\0".join(self._slice(i.span) for i in analysis.ast.items
                                   if not isinstance(i, (A.Func, A.Kernel)))
         self.declarations = hashlib.blake2b(declarations, digest_size=16).digest()
@@ -53,10 +53,17 @@ class _Graph:
     def _slice(self, span) -> bytes:
         return self._data[span.start:span.end]
 
+    def closure(self, root: str) -> set[str]:
+        """`root` and every function it calls, directly or not."""
+        found = self._closures.get(root)
+        if found is None:
+            found = self._closures[root] = callee_closure(self.funcs, self._decisions, [root], self._calls)
+        return found
+
     def unit_key(self, root: str, options_key, bandwidth) -> tuple:
         # No line numbers: a function moved by an edit above it keeps its code (see _relocate).
         parts = sorted((n, hashlib.blake2b(self._slice(self.span(n)), digest_size=16).digest())
-                       for n in self.closures[root])
+                       for n in self.closure(root))
         return root, tuple(parts), self.declarations, options_key, bandwidth
 
     def span(self, name: str):
@@ -65,10 +72,10 @@ class _Graph:
 
     def lines(self, root: str) -> dict[str, tuple[int, int]]:
         """First and last line of each function of the unit."""
-        return {n: (self.span(n).line, self.span(n).end_line) for n in self.closures[root]}
+        return {n: (self.span(n).line, self.span(n).end_line) for n in self.closure(root)}
 
     def roots_reaching(self, name: str) -> list[str]:
-        return [r for r in self.funcs if is_root(self.funcs[r]) and name in self.closures[r]]
+        return [r for r in self.funcs if is_root(self.funcs[r]) and name in self.closure(r)]
 
 
 def is_root(f: A.Func) -> bool:

@@ -44,19 +44,27 @@ MAX_LEX_ERRORS = 50
 def lex(source: SourceFile, sink: DiagnosticSink, trivia: bool = False) -> list[Token]:
     """Tokenise the whole file; the list always ends with an Eof token.
     With `trivia`, comments are kept as `Comment` tokens."""
+    return lex_range(source, sink, trivia, 0, len(source.raw), eof=True)
+
+
+def lex_range(source: SourceFile, sink: DiagnosticSink, trivia: bool, begin: int, stop: int,
+              eof: bool = False) -> list[Token]:
+    """The tokens of the bytes [begin, stop) of the file, as lexing the whole
+    file gives them when no token crosses `begin` or `stop` (the incremental
+    analysis re-lexes a function body this way)."""
     raw = source.raw
     data = source.data
     ascii_src = source.ascii
     tokens: list[Token] = []
     append = tokens.append
-    line = 1
-    line_start = 0
-    mark, mark_col = 0, 1  # a byte offset on the current line and its column
-    first = True
+    line = source.line_of(begin)
+    line_start = source.line_starts[line - 1]
+    mark, mark_col = begin, source.col_of(line, begin)  # a byte offset on the current line and its column
+    first = not raw[line_start:begin].strip(" \t\r")
     errors = 0
     keywords = KEYWORDS
     operators = OPERATORS
-    for m in _MASTER.finditer(raw):
+    for m in _MASTER.finditer(raw, begin, stop):
         group = m.lastgroup
         if group == "nl":
             line += 1
@@ -108,9 +116,10 @@ def lex(source: SourceFile, sink: DiagnosticSink, trivia: bool = False) -> list[
             end_col = col + (end - start) if (ascii_src or text.isascii()) else col + char_count(data, start, end)
             append(Token(kind, text, start, end, line, col, line, end_col, first))
         first = False
-    n = len(raw)
-    col = n - line_start + 1 if ascii_src else mark_col + char_count(data, mark, n)
-    append(Token(EOF, "", n, n, line, col, line, col, True))
+    if eof:
+        n = stop
+        col = n - line_start + 1 if ascii_src else mark_col + char_count(data, mark, n)
+        append(Token(EOF, "", n, n, line, col, line, col, True))
     return tokens
 
 

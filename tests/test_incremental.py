@@ -1,0 +1,128 @@
+"""The incremental analysis gives what a from-scratch analysis gives: random
+(seeded) edit sequences replayed over every .ea file of the repository, each
+state compared field by field (tokens, both trees with their checked types,
+every diagnostic with its spans, labels and fixes, symbols with references,
+expression types, recorded decisions) with `analyze()` of the same text."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from ea_compiler import analyze
+from ea_compiler.incremental import AnalysisSession
+from ea_compiler.syntax import ast as A
+from incremental_support import differences, snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted(p for p in ROOT.rglob("*.ea") if not {".venv", "node_modules", ".cache"} & set(p.parts))
+LINES = ["    let tmp: i32 = 1", "    let v: f32x8 = splat(1.0)", "    let w: f32x4 = load(a, 0)",
+         "    let = ", "    }", "    {", "    return 0", "    let bad: u32x8 = splat(2)", "    x = x .+ 1.0",
+         "    // a comment", "    let s: f32 = reduce_add(splat(1.0))", "    unknown_call(1, 2)", ";", "\"open"]
+WORDS = ["let q: i32 = 0", "x .* y", "load_f32x8(a, i)", "if i < 2 { return }", "reduce_sum(acc)", "1e-6"]
+
+
+def bodies(text: str) -> list[tuple[int, int]]:
+    """Byte ranges strictly inside the functions' and kernels' bodies."""
+    a = analyze(text)
+    return [(i.body.span.start + 1, i.body.span.end - 1) for i in a.ast.items
+            if isinstance(i, (A.Func, A.Kernel)) and i.body.span.end - i.body.span.start > 2]
+
+
+def line_starts(data: bytes) -> list[int]:
+    return [0] + [n + 1 for n, c in enumerate(data) if c == 10 and n + 1 < len(data)]
+
+
+class Replay:
+    def __init__(self, path: Path, text: str):
+        self.path = str(path)
+        self.session = AnalysisSession(self.path)
+        self.data = text.encode()
+        self.steps = 0
+        self.check()
+
+    def check(self) -> None:
+        got = self.session.update(self.data)
+        want = analyze(self.data, self.path)
+        diff = differences(snapshot(got), snapshot(want))
+        assert not diff, f"{self.path} after {self.steps} edits:\n" + "\n".join(diff) + \
+            "\n--- text ---\n" + self.data.decode(errors="replace")
+        self.steps += 1
+
+    def replace(self, start: int, end: int, new: str) -> None:
+        self.data = self.data[:start] + new.encode() + self.data[end:]
+        self.check()
+
+
+def edit_once(r: Replay, rnd: random.Random) -> None:
+    text = r.data.decode()
+    inside = bodies(text)
+    kind = rnd.choice(["insert", "delete", "type", "break", "replace", "declaration"])
+    starts = line_starts(r.data)
+    if kind in ("insert", "type", "replace") and inside:
+        lo, hi = rnd.choice(inside)
+        at = rnd.randint(lo, hi)
+        if kind == "insert":
+            line = max(s for s in starts if s <= at)
+            r.replace(line, line, rnd.choice(LINES) + "\n")
+        elif kind == "type":  # a word typed one character at a time, then erased the same way
+            word = rnd.choice(WORDS)
+            for n in range(1, len(word) + 1):
+                r.replace(at, at + n - 1, word[:n])
+            for n in range(len(word) - 1, -1, -1):
+                r.replace(at, at + n + 1, word[:n])
+        else:
+            end = min(hi, at + rnd.randint(0, 6))
+            r.replace(at, end, rnd.choice(["", "x", "1", ".", "(", "acc", " "]))
+    elif kind == "delete" and len(starts) > 2:
+        n = rnd.randrange(len(starts) - 1)
+        r.replace(starts[n], starts[n + 1], "")
+    elif kind == "break":  # a closing brace removed, then put back
+        at = text.rfind("}", 0, rnd.randint(0, len(text)))
+        if at >= 0:
+            r.replace(at, at + 1, "")
+            r.replace(at, at, "}")
+    else:  # a declaration changed: a constant's value or type, a struct's field, a signature
+        for old, new in (("const ", "const Z: i32 = 3\nconst "), (": f32,", ": f64,"), ("-> f32", "-> i32"),
+                         ("= 8", "= 4"), ("*mut", "*")):
+            at = text.find(old, rnd.randint(0, len(text)))
+            if at >= 0:
+                r.replace(at, at + len(old), new)
+                return
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_random_edits_match_a_full_analysis(path):
+    rnd = random.Random(f"incremental:{path.name}")
+    r = Replay(path, path.read_text())
+    for _ in range(12):
+        edit_once(r, rnd)
+
+
+def test_the_edits_are_mostly_incremental():
+    """The comparison above proves nothing if every update is a full analysis."""
+    text = (ROOT / "examples" / "dot.ea").read_text()
+    r = Replay(Path("dot.ea"), text)
+    lo, hi = bodies(text)[0]
+    at = r.data.index(b"\n", lo) + 1
+    for n, word in enumerate(["    let q: f32 = 1.0\n", "    let zz: f32x8 = splat(2.0)\n"]):
+        r.replace(at, at, word)
+    assert r.session.incremental_updates == 2
+    r.replace(at, at, "    let w: i32 = 1.5\n")  # a type error: still one function
+    assert r.session.incremental_updates == 3
+    assert any(d.code == "type-mismatch" or "i32" in d.message for d in r.session.analysis.errors)
+
+
+def test_a_signature_or_declaration_change_is_a_full_analysis():
+    text = "const N: i32 = 4\nfunc f(a: i32) -> i32 {\n    return a + N\n}\nfunc g() -> i32 {\n    return f(1)\n}\n"
+    s = AnalysisSession("t.ea")
+    s.update(text)
+    for edited in (text.replace("a: i32", "a: f32"), text.replace("N: i32 = 4", "N: i32 = 5")):
+        a = s.update(edited)
+        assert not differences(snapshot(a), snapshot(analyze(edited, "t.ea")))
+    assert s.incremental_updates == 0
+    a = s.update(edited.replace("return a + N", "return a + N + 1"))
+    assert s.incremental_updates == 1
+    assert [r.line for r in a.symbols.named("N")[0].references] == [3]
+    assert [r.line for r in a.symbols.named("f", "function")[0].references] == [6]
