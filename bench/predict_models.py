@@ -145,9 +145,10 @@ def main() -> int:
                 continue
             # The difference of n and n/2 elements: the fixed cost of a call from Python drops out.
             a, h = (tuple(place([x])[0] if isinstance(x, np.ndarray) else x for x in args(m)) for m in (n, n // 2))
-            budget = Budget(seconds=0.1 if quick else 0.4, min_samples=5, max_samples=100)
+            budget = Budget(seconds=0.1 if quick else 0.4, min_samples=9, max_samples=400, sample_ns=5e5)
             stats = measure({"n": lambda: fn(*a), "half": lambda: fn(*h)}, budget)
-            ns = min(stats["n"].samples) - min(stats["half"].samples)  # the least disturbed samples
+            # Samples alternate n and n/2: the median of each round's difference follows the load of the moment.
+            ns = statistics.median(a - b for a, b in zip(stats["n"].samples, stats["half"].samples))
             measured = ns * memory.ghz / (n / 2 / elems)
             cells = []
             for model in models:
