@@ -68,6 +68,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/binding_bench.py
 	$(BIN)/python bench/call_bench.py
 	$(BIN)/python bench/lsp_bench.py
+	$(BIN)/python bench/lsp_bench.py --far --busy --lines 1000
+	$(BIN)/python bench/lsp_bench.py --far --busy --lines 10000
 	$(BIN)/python bench/lsp_soak.py
 	$(BIN)/python bench/tune_bench.py
 	$(BIN)/python bench/perf_guard.py

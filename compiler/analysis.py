@@ -142,11 +142,14 @@ class Analysis:
         return code[:bisect_right(starts, offset - 1)] if offset > 0 else []
 
     def token_at(self, offset: int) -> Token | None:
-        starts = self.token_starts
-        i = bisect_right(starts, offset) - 1
+        i = bisect_right(self.tokens, offset, key=_start) - 1  # no list of starts: one hover needs one token
         if 0 <= i < len(self.tokens) and self.tokens[i].start <= offset <= self.tokens[i].end:
             return self.tokens[i]
         return None
+
+
+def _start(token: Token) -> int:
+    return token.start
 
 
 def analyze(text: str | bytes, path: str = "<input>", options: Options | None = None) -> Analysis:

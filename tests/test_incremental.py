@@ -126,3 +126,20 @@ def test_a_signature_or_declaration_change_is_a_full_analysis():
     assert s.incremental_updates == 1
     assert [r.line for r in a.symbols.named("N")[0].references] == [3]
     assert [r.line for r in a.symbols.named("f", "function")[0].references] == [6]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_non_ascii_text_and_crlf_line_ends(newline):
+    """Columns count characters (the body is re-lexed from its middle of a line)."""
+    text = newline.join(["// é à ü", "func f(a: i32) -> i32 { let s: i32 = a // ü", "    return s + 1",
+                         "}", "// ÿ", "export func g(x: *f32, n: i32) -> f32 {", "    let v: f32 = x[0] // é",
+                         "    return v", "}", ""])
+    r = Replay(Path("u.ea"), text)
+    rnd = random.Random(f"unicode:{newline!r}")
+    for _ in range(10):
+        lo, hi = rnd.choice(bodies(r.data.decode()))
+        at = rnd.randint(lo, hi)
+        while at < len(r.data) and (r.data[at] & 0xC0) == 0x80:  # not inside a character
+            at += 1
+        r.replace(at, at, rnd.choice(["é", " x", "1", "  ", "ü("]))
+    assert r.session.incremental_updates > 0

@@ -157,9 +157,8 @@ class AnalysisSession:
 
         # From here on the previous analysis changes in place; a failure rebuilds from scratch.
         self._state = None
-        for m in range(n + 1, len(items)):
-            move(st.heads[m], by, lines)
-            move(st.insides[m], by, lines)
+        move(chain.from_iterable(st.heads[n + 1:]), by, lines)
+        move(chain.from_iterable(st.insides[n + 1:]), by, lines)
         for s in st.heads[n]:
             if s.start >= block.end:
                 move((s,), by, lines)

@@ -37,6 +37,11 @@ _MASTER = re.compile(
     re.DOTALL,
 )
 _GROUP_KIND = {"float": FLOAT, "hex": HEX, "bin": BIN, "int": INT, "string": STRING}
+# The scan compares group numbers (`lastindex`, every group is named), cheaper than names.
+_G = _MASTER.groupindex
+_NL, _COMMENT, _IDENT, _OP, _END, _STRING = _G["nl"], _G["comment"], _G["ident"], _G["op"], _G["end"], _G["string"]
+_ERRORS = {_G["bad"]: "bad", _G["unterminated"]: "unterminated"}
+_KIND_OF = {_G[name]: kind for name, kind in _GROUP_KIND.items()}
 
 MAX_LEX_ERRORS = 50
 
@@ -64,19 +69,20 @@ def lex_range(source: SourceFile, sink: DiagnosticSink, trivia: bool, begin: int
     errors = 0
     keywords = KEYWORDS
     operators = OPERATORS
+    kind_of = _KIND_OF
     for m in _MASTER.finditer(raw, begin, stop):
-        group = m.lastgroup
-        if group == "nl":
+        group = m.lastindex
+        if group == _NL:
             line += 1
             line_start = mark = m.end()
             mark_col = 1
             first = True
             continue
-        if group == "end" or (group == "comment" and not trivia):
+        if group == _END or (group == _COMMENT and not trivia):
             continue
         start, end = m.span(group)
-        text = m.group(group)
-        if group == "comment" and text.endswith("\r"):  # a CRLF line end is not comment text
+        text = raw[start:end]
+        if group == _COMMENT and text.endswith("\r"):  # a CRLF line end is not comment text
             end -= 1
             text = text[:-1]
         if ascii_src:
@@ -84,27 +90,27 @@ def lex_range(source: SourceFile, sink: DiagnosticSink, trivia: bool, begin: int
         else:
             col = mark_col + char_count(data, mark, start)
             mark, mark_col = start, col
-        if group == "ident":
+        if group == _IDENT:
             kind = keywords.get(text, IDENT)
-        elif group == "op":
+        elif group == _OP:
             kind = operators[text]
-        elif group == "comment":
+        elif group == _COMMENT:
             kind = COMMENT
-        elif group == "bad" or group == "unterminated":
+        elif group in _ERRORS:
             errors += 1
             if errors <= MAX_LEX_ERRORS:
-                _report_bad(source, sink, group, start, end, line, col)
+                _report_bad(source, sink, _ERRORS[group], start, end, line, col)
             elif errors == MAX_LEX_ERRORS + 1:
                 sink.error("lex", "too-many-lex-errors",
                            "too many lexical errors; further ones are not reported",
                            source.span(start, end),
                            notes=["is this an Eä source file? It may be binary or in another language"])
-            if group == "bad":
+            if _ERRORS[group] == "bad":
                 continue
             kind = STRING  # recover: the string ends at the end of its line
         else:
-            kind = _GROUP_KIND[group]
-        if group == "string" and "\n" in text:
+            kind = kind_of[group]
+        if group == _STRING and "\n" in text:
             end_line = line + text.count("\n")
             line_start_end = start + text.rfind("\n") + 1
             end_col = end - line_start_end + 1 if ascii_src else char_count(data, line_start_end, end) + 1
