@@ -9,7 +9,7 @@ from ..typesys import model as T
 from .classify import Info
 from .cfg import Loop
 from .machine import Machine
-from .model import FunctionReport, Hint
+from .model import Bottleneck, FunctionReport, Hint
 from .source import SourceFacts
 
 _WIDER = {128: ("f32x8/i32x8", "AVX2"), 256: ("f32x16/i32x16", "AVX-512")}
@@ -64,7 +64,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
         if mem > work:
             out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {work} compute ops "
                             "\u2014 kernel may be bandwidth-bound", main_loop.header_line))
-        if main_loop.bottleneck == "latency-bound" and main_loop.chain:
+        if main_loop.bottleneck == Bottleneck.LATENCY and main_loop.chain:
             cyc = main_loop.cycles
             out.append(Hint("latency-chain", f"the loop at lines {main_loop.first_line}-{main_loop.last_line} "
                             f"waits on a chain through {main_loop.chain} (about {cyc['latency']:g} cycles per "
