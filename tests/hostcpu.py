@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import pytest
 
-from ea_compiler.cpu_levels import CPU_LEVELS, CPUINFO_NAMES, host_features_from_os, is_native, missing_on_host, native_override
+from ea_compiler.cpu_levels import (CPU_LEVELS, CPUINFO_NAMES, flag_features, host_features_from_os, is_native,
+                                    missing_on_host, native_override)
 from ea_compiler.options import Options
 
 # Every x86-64 host the suite runs on has at least Haswell's AVX2, FMA and F16C.
@@ -37,7 +38,7 @@ def features_beyond_baseline(options: Options) -> frozenset[str]:
     if options.is_arm:
         return frozenset()
     if is_native(options) and native_override() is None and not options.target_triple:
-        wanted = frozenset({"avx512f", "avx512vl", "avx512bw"}) if options.avx512 else frozenset()
+        wanted = flag_features(options)
     else:
         wanted = target_features(options) or frozenset()
     return frozenset(wanted - BASELINE)
