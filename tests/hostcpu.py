@@ -50,6 +50,19 @@ def host_lacks(features) -> frozenset[str]:
     return frozenset(f for f in features if CPUINFO_NAMES.get(f, f) not in host)
 
 
+def reports_features() -> bool:
+    """The OS reports this CPU's x86 features (Linux on x86)."""
+    return host_features_from_os() is not None and not Options().is_arm
+
+
+def both_views() -> tuple[frozenset[str], frozenset[str]]:
+    """This CPU's features as the OS reports them (what every decision reads)
+    and as LLVM sees them (what native code is generated with)."""
+    import llvmlite.binding as llvm
+    return (host_features_from_os() or frozenset(),
+            frozenset(name for name, on in llvm.get_host_cpu_features().items() if on))
+
+
 def has(feature: str) -> bool:
     """Whether this CPU has `feature`; a test that then runs code needing it
     still asks with require_features or require_runnable."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import hostcpu
 from ea_compiler import cpu_levels
 from ea_compiler.codegen import features, target
 from ea_compiler.cpu_levels import AVX512_FLAG, flag_features, target_features
@@ -82,3 +83,14 @@ def test_the_host_is_read_once_for_lints_and_codegen(monkeypatch):
 
 def test_arm_has_no_avx512():
     assert flag_features(Options(target_triple="aarch64-unknown-linux-gnu", avx512=True)) == frozenset()
+
+
+
+@pytest.mark.skipif(not hostcpu.reports_features(), reason="an x86 Linux host: the OS reports the features")
+def test_the_os_and_llvm_agree_on_the_features_the_toolchain_decides_on():
+    """Native code is generated with LLVM's description of the host CPU while
+    every decision reads the OS's report: the two must agree on every feature
+    a decision looks at (whatever this host has)."""
+    decided = frozenset().union(*cpu_levels.CPU_LEVELS.values()) | TRIO
+    os_view, llvm_view = hostcpu.both_views()
+    assert decided & os_view == decided & llvm_view
