@@ -162,3 +162,13 @@ def test_an_exponent_too_large_to_write_out_has_no_fix(text):
 def test_other_numbers_lex_as_before():
     src = "const A: i32 = 0x1e5\nconst B: f64 = 1.5\nexport func f(e: i32) -> i32 {\n    return A + e\n}\n"
     assert analyze(src, "k.ea", X86).diagnostics == []
+
+
+@pytest.mark.parametrize("src", [
+    "export func f(a: f32) -> f32 {\n    f(a) += 1.0\n    return a\n}\n",  # not assignable
+    "export func f() {\n    x[ += 1\n}\n",  # a broken target
+    "export func f(a: f32) -> f32 {\n    a +=\n    return a\n}\n",  # no value
+])
+def test_no_compound_fix_that_is_not_certain(src):
+    d = analyze(src, "k.ea", X86).diagnostics[0]
+    assert d.code == "compound-assignment" and d.suggestions == []

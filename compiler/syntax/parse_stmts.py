@@ -145,8 +145,9 @@ class StmtParser(ExprParser):
             right = f"({right})"  # `s *= a + b` is `s = s * (a + b)`
         name = self.text_of(target.span)
         fixed = f"{name} = {name} {op.text} {right}"
+        certain = _assignable(target) and not any(isinstance(n, A.ErrorExpr) for n in A.walk([target, value]))
         self.error(f"Eä has no compound assignment '{op.text}='", span, "compound-assignment",
-                   suggestions=[Suggestion(span, fixed, f"write {fixed}")])
+                   suggestions=[Suggestion(span, fixed, f"write {fixed}")] if certain else [])
         operand = dataclasses.replace(target)  # its own node: types are stored on nodes
         return A.Assign(target, A.Binary(span, op.text, op, operand, value), span)
 
