@@ -55,7 +55,15 @@ CPUINFO_NAMES = {"sse4_1": "sse4.1", "sse4_2": "sse4.2", "pni": "sse3", "avx512_
 
 
 HOST_CPU_VARIABLE = "EA_HOST_CPU"
-_AVX512_FLAG = frozenset({"avx512f", "avx512vl", "avx512bw"})
+# What `--avx512` means (TOOLCHAIN.md §1.1: the extra feature string
+# `+avx512f,+avx512vl,+avx512bw`), written once: codegen's feature string,
+# the intrinsic and lint checks and the host gate read it.
+AVX512_FLAG = ("avx512f", "avx512vl", "avx512bw")
+
+
+def flag_features(options: Options) -> frozenset[str]:
+    """The x86 features the flags add to the CPU's: AVX-512 F/VL/BW with `--avx512`."""
+    return frozenset(AVX512_FLAG) if options.avx512 and not options.is_arm else frozenset()
 
 
 def native_override() -> str | None:
@@ -79,7 +87,8 @@ def is_native(options: Options) -> bool:
 def target_features(options: Options) -> frozenset[str] | None:
     """The x86 features code is generated for, or None when unknown: `--target`'s
     level, LLVM's generic CPU when cross-compiling, else the host's (or
-    `EA_HOST_CPU`'s); `--avx512` adds AVX-512 F/VL/BW."""
+    `EA_HOST_CPU`'s, host_features_from_os: the one reading of the host,
+    for the lints and codegen alike); `--avx512` adds `flag_features`."""
     if not is_native(options):
         found = CPU_LEVELS.get(options.target_cpu)
     elif options.target_triple and not options.target_triple.startswith(platform.machine().lower()):
@@ -88,8 +97,8 @@ def target_features(options: Options) -> frozenset[str] | None:
         found = CPU_LEVELS.get(native_override())
     else:
         found = host_features_from_os()
-    if found is not None and options.avx512:
-        found = found | _AVX512_FLAG
+    if found is not None:
+        found = found | flag_features(options)
     return found
 
 
@@ -103,7 +112,7 @@ def missing_on_host(options: Options) -> frozenset[str]:
     if host is None:
         return frozenset()
     if is_native(options) and native_override() is None and not options.target_triple:
-        return frozenset(_AVX512_FLAG - host) if options.avx512 else frozenset()
+        return frozenset(flag_features(options) - host)
     wanted = target_features(options)
     return frozenset(wanted - host) if wanted is not None else frozenset()
 

@@ -29,7 +29,7 @@ from .inspect import AsmLine, InspectError, InspectReport, inspect
 from .inspect.incremental import inspect_function, target_description
 from .inspect.listing import INSTRUCTION_KINDS
 from .inspect.measured import MeasuredPair, latest_measured, pair_label, pair_markdown
-from .inspect.model import Counts, FunctionReport, Hint, LoopReport
+from .inspect.model import Bottleneck, Counts, FunctionReport, Hint, LoopReport
 from .inspect.render import LOOP_HEADER, hint_text, loop_breakdown, loop_rows, render_text, vector_registers
 from .intrinsics import TABLE, Intrinsic, lookup, resolve_call
 from .source import PositionEncoding, SourceFile, Span, unit_width
@@ -41,7 +41,7 @@ from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT,
 from .typesys import model as types
 from .typesys.model import SCALARS, Pointer, Struct
 from .typesys.vectors import VECTORS
-from .tune import (Attempt, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path, tune,
+from .tune import (Attempt, Outcome, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path, tune,
                    tune_targets, unified_diff, write_result)
 from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
 from .tune.transforms import apply as apply_transform
@@ -90,7 +90,7 @@ __all__ = [
     "Analysis", "Diagnostic", "Pointer", "SCALARS", "Struct", "Symbol", "TABLE", "VECTORS",
     "analyze", "ast", "lookup", "resolve_call", "types",
     # compiled code: explorer, inspect report and its rendering, listing
-    "AsmLine", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",
+    "AsmLine", "Bottleneck", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",
     "LOOP_HEADER", "LoopReport", "Stages", "explore", "hint_text", "inspect", "inspect_function",
     "loop_breakdown", "loop_rows", "render_text", "target_description", "vector_registers",
     "MeasuredPair", "latest_measured", "pair_label", "pair_markdown",
@@ -98,7 +98,7 @@ __all__ = [
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
     "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
     # ea tune: the engine, and the transformations (code actions)
-    "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
+    "Attempt", "NotApplicable", "Outcome", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
     "TuneResult", "apply_transform", "find_sites", "locate_site", "transform_title", "tune", "tune_targets",
     "write_result", "backup_path", "unified_diff",
     # helpers

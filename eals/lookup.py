@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ea_compiler.tooling import IDENT, KEYWORDS, Symbol, Token, lookup
+from ea_compiler.tooling import IDENT, KEYWORDS, Intrinsic, Symbol, Token
 from ea_compiler.tooling import ast as A
 
 WORD_KINDS = frozenset(KEYWORDS.values()) | {IDENT}
@@ -77,7 +77,8 @@ def call_at(analysis, offset: int) -> CallSite | None:
                 commas = 0  # an unmatched `[`: its commas are not arguments
                 continue
             prev = before[k - 1] if k > 0 else None
-            if prev is not None and (prev.kind == IDENT or prev.kind in WORD_KINDS and lookup(prev.text)):
+            if prev is not None and (prev.kind == IDENT or prev.kind in WORD_KINDS
+                                     and isinstance(analysis.callee_at(prev), Intrinsic)):
                 if k > 1 and (before[k - 2].kind == "Func" or before[k - 2].text == "kernel"):
                     return None  # the parameter list of a definition
                 return CallSite(prev.text, prev, t, commas)

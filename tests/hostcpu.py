@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import pytest
 
-from ea_compiler.cpu_levels import CPU_LEVELS, CPUINFO_NAMES, host_features_from_os, is_native, missing_on_host, native_override
+from ea_compiler.cpu_levels import (CPU_LEVELS, CPUINFO_NAMES, flag_features, host_features_from_os, is_native,
+                                    missing_on_host, native_override)
 from ea_compiler.options import Options
 
 # Every x86-64 host the suite runs on has at least Haswell's AVX2, FMA and F16C.
@@ -37,7 +38,7 @@ def features_beyond_baseline(options: Options) -> frozenset[str]:
     if options.is_arm:
         return frozenset()
     if is_native(options) and native_override() is None and not options.target_triple:
-        wanted = frozenset({"avx512f", "avx512vl", "avx512bw"}) if options.avx512 else frozenset()
+        wanted = flag_features(options)
     else:
         wanted = target_features(options) or frozenset()
     return frozenset(wanted - BASELINE)
@@ -47,6 +48,19 @@ def host_lacks(features) -> frozenset[str]:
     """Those of `features` (LLVM's or /proc/cpuinfo's spelling) this CPU lacks."""
     host = host_features_from_os() or frozenset()
     return frozenset(f for f in features if CPUINFO_NAMES.get(f, f) not in host)
+
+
+def reports_features() -> bool:
+    """The OS reports this CPU's x86 features (Linux on x86)."""
+    return host_features_from_os() is not None and not Options().is_arm
+
+
+def both_views() -> tuple[frozenset[str], frozenset[str]]:
+    """This CPU's features as the OS reports them (what every decision reads)
+    and as LLVM sees them (what native code is generated with)."""
+    import llvmlite.binding as llvm
+    return (host_features_from_os() or frozenset(),
+            frozenset(name for name, on in llvm.get_host_cpu_features().items() if on))
 
 
 def has(feature: str) -> bool:

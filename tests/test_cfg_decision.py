@@ -4,7 +4,9 @@ compiler/check/liveness.py; every other module asks the analysis
 
 Statically: no module of the toolchain reads an attribute named `cfg`
 outside the allowed ones. Dynamically: running every stage and tool on a
-file with `#[cfg]` items, only the allowed modules read it."""
+file with `#[cfg]` items, only the allowed modules read it; and with the two
+variants of a function in either order, every stage reports the live one
+(a stage choosing by another rule, "the first of that name", fails)."""
 from __future__ import annotations
 
 import ast
@@ -130,3 +132,69 @@ def test_only_the_decision_reads_cfg_while_the_stages_run(monkeypatch, triple):
     assert watch.readers == {"ea_compiler.check.liveness", "ea_compiler.desugar"}
     analyze(SRC, "k.ea", opts)  # a fresh analysis reads it the same way
     assert watch.readers == {"ea_compiler.check.liveness", "ea_compiler.desugar"}
+
+
+# The two variants differ in everything a stage reports (parameter names,
+# extents, loops), and each order is tried: a stage that re-decided by
+# another rule ("the first of a name", "the last") reads the wrong variant
+# for one of the two orders and fails here.
+X86_FILL = """\
+#[cfg(x86_64)]
+export func fill(p: *mut f32, n: i32) {
+    let mut k: i32 = 0
+    while k < n {
+        p[k] = 1.0
+        k = k + 1
+    }
+}
+"""
+ARM_FILL = """\
+#[cfg(aarch64)]
+export func fill(q: *mut f32, m: i32) {
+    let mut j: i32 = 0
+    while j < 2 * m {
+        q[j] = 0.0
+        j = j + 1
+    }
+}
+"""
+TRIPLES = {"x86_64": "x86_64-unknown-linux-gnu", "aarch64": "aarch64-unknown-linux-gnu"}
+
+
+@pytest.mark.parametrize("order", ["x86-first", "arm-first"])
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_every_stage_reports_the_live_variant(arch, order):
+    import json
+    src = X86_FILL + ARM_FILL if order == "x86-first" else ARM_FILL + X86_FILL
+    live_line = src.splitlines().index(f"#[cfg({arch})]") + 2  # the `export func` line
+    params, extent = (["p", "n"], {"p": "n"}) if arch == "x86_64" else (["q", "m"], {"q": "2 * m"})
+    a, module = compile_source(src, "k.ea", Options(target_triple=TRIPLES[arch], target_cpu="generic"))
+    assert module is not None, [d.message for d in a.diagnostics]
+    assert [f.name_span.line for f in a.live_functions] == [live_line]
+    assert [p.name for p in a.live_functions[0].params] == params
+    # the metadata of the library: the live variant's arguments and extents
+    (export,) = json.loads(metadata(a, "k.so", exported_names(a, module)))["exports"]
+    assert [arg["name"] for arg in export["args"]] == params and export["extents"] == extent
+    # the metadata of every item (TOOLCHAIN §1.2): both, each with its own extents
+    every = json.loads(metadata(a, "k.so"))["exports"]
+    assert sorted(json.dumps(e["extents"]) for e in every) == sorted(['{"p": "n"}', '{"q": "2 * m"}'])
+    # inspect: the live variant's loops
+    (fr,) = inspect_module(a, module).functions
+    assert fr.loops and all(live_line <= lp.first_line <= live_line + 6 for lp in fr.loops if lp.first_line)
+    # the tuner's sites, the inlay hints, the TUI's function at a line
+    assert {s.line for s in find_sites(a)} <= set(range(live_line, live_line + 7))
+    assert [i.name_span.line for i in visible_functions(a, everything_range())] == [live_line]
+    assert function_at(a, live_line) == "fill"
+
+
+def everything_range():
+    return lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=99, character=0))
+
+
+def test_bounds_by_name_refuse_to_choose_between_variants():
+    from ea_compiler.outputs.bounds import export_bounds, program_bounds
+    a = analyze(X86_FILL + ARM_FILL, "k.ea", Options(target_triple=TRIPLES["x86_64"], target_cpu="generic"))
+    assert [b.extents["p" if f.params[0].name == "p" else "q"].text() for f, b in export_bounds(a.desugared, a.decisions)] \
+        == ["n", "2 * m"]
+    with pytest.raises(ValueError, match="two exported functions named 'fill'"):
+        program_bounds(a.desugared, a.decisions)

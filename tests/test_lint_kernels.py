@@ -137,7 +137,10 @@ def test_explicit_narrow_let_is_named_without_inference():
     (d,) = warnings(src)
     assert d.message == ("this store writes 4 lanes (f32x4) at i, but the kernel steps by 8: "
                          "elements i+4..i+7 are never written")
-    assert pos(d.span) == (6, 5, 6, 21) and d.suggestions == []
+    assert pos(d.span) == (6, 5, 6, 21)
+    # The width is written, the step disagrees with it: the step is the fix.
+    assert [(s.replacement, pos(s.span), s.title) for s in d.suggestions] == [
+        ("4", (2, 22, 2, 23), "step by 4, the lanes the store writes")]
 
 
 def test_writing_past_the_step():

@@ -4,12 +4,18 @@ codegen, the language server's navigation and width hints read that record
 through the Analysis and never resolve a call again."""
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
+import sys
 
 import pytest
 from lsprotocol import types as lsp
 
 import ea_compiler.intrinsics
+import ea_compiler.tooling
+import ea_tui
+import eals
 from ea_tui.highlight import source_spans
 from eals.features.tokens import classify
 from ea_compiler import Options, analyze
@@ -19,6 +25,9 @@ from ea_compiler.symbols import Symbol
 from ea_compiler.syntax import ast as A
 from ea_compiler.typesys import model as T
 from eals.features.inlay_widths import width_hints
+from eals.lookup import call_at
+from ea_compiler.build import metadata
+from ea_compiler.tune.transforms import find_sites
 from eals.features.navigation import intrinsic_at, prepare_rename
 from eals.support import request_failed, walk
 
@@ -74,14 +83,65 @@ def test_context_typed_calls_record_their_type():
     assert a.context_calls() == [defaulted, by_name["splat"][0], typed]
 
 
+def _load_every_module() -> None:
+    """Import every module of the toolchain, so that each one binding the
+    resolvers by name (`from ...intrinsics import lookup`) is in sys.modules."""
+    for package in (ea_compiler, eals, ea_tui):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
+
+
+def _forbid_resolving(monkeypatch, call_names: set[str]) -> list[str]:
+    """Replace `lookup` and `resolve_call` wherever a module holds them (the
+    package and every module that imported them by name, which a patch of
+    the package alone never reaches) by a version that fails when asked for
+    the name of a call of the file: the callee is recorded, so resolving it
+    again is a second decision. Names no call has (a transformation asking
+    for the wider form it would write) are table look-ups and pass.
+    Returns the modules patched."""
+    _load_every_module()
+    originals = {"lookup": ea_compiler.intrinsics.lookup, "resolve_call": ea_compiler.intrinsics.resolve_call}
+    guarded = {}
+    for attr, original in originals.items():
+        def guard(name, *args, _original=original, _attr=attr):
+            if name in call_names:
+                raise AssertionError(f"the call '{name}' was resolved again after checking ({_attr})")
+            return _original(name, *args)
+        guarded[attr] = guard
+    patched = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("ea_compiler", "eals", "ea_tui")):
+            continue
+        for attr, original in originals.items():
+            if getattr(module, attr, None) is original:
+                monkeypatch.setattr(module, attr, guarded[attr])
+                patched.append(f"{name}.{attr}")
+    monkeypatch.setattr(ea_compiler.intrinsics, "SHADOWABLE", frozenset())
+    return patched
+
+
+def test_every_holder_of_the_resolvers_is_patched(monkeypatch):
+    """The patch reaches the modules that bound `lookup` by name at import
+    (the language server's and the TUI's through tooling, a transformation),
+    not only the package: the test below can fail for each of them."""
+    patched = _forbid_resolving(monkeypatch, {"sqrt"})
+    assert "ea_compiler.intrinsics.lookup" in patched and "ea_compiler.intrinsics.resolve_call" in patched
+    assert "ea_compiler.tooling.lookup" in patched  # what eals/ and tui/ import
+    assert "ea_compiler.tune.transforms.widen.lookup" in patched
+    holders = [f"{n}.{attr}" for n, m in list(sys.modules.items()) if n.startswith(("ea_compiler", "eals", "ea_tui"))
+               for attr in ("lookup", "resolve_call") if getattr(m, attr, None) in ORIGINALS]
+    assert holders == []
+    with pytest.raises(AssertionError, match="resolved again"):
+        ea_compiler.tooling.lookup("sqrt")
+
+
+ORIGINALS = (ea_compiler.intrinsics.lookup, ea_compiler.intrinsics.resolve_call)
+
+
 def test_nothing_resolves_a_call_after_checking(monkeypatch):
     a = analyze(SOURCE, "k.ea", X86)
-
-    def resolved_again(*args, **kwargs):
-        raise AssertionError("a call was resolved again after checking")
-    monkeypatch.setattr(ea_compiler.intrinsics, "resolve_call", resolved_again)
-    monkeypatch.setattr(ea_compiler.intrinsics, "lookup", resolved_again)
-    monkeypatch.setattr(ea_compiler.intrinsics, "SHADOWABLE", frozenset())
+    _forbid_resolving(monkeypatch, set(calls(a)))
     ir = generate(a).ir(optimized=False)
     assert "call float @abs(" in ir  # the user's abs, as recorded
     assert "@llvm.fma.f32(" in ir and "call float @fma(" not in ir  # fma(x, x, x) is the intrinsic
@@ -90,6 +150,12 @@ def test_nothing_resolves_a_call_after_checking(monkeypatch):
     # The tools' colouring of calls reads the record too (Analysis.callee_at
     # would reach the patched resolve_call only for a call nobody decided).
     assert classify(a) and source_spans(a)
+    # Signature help, the transformations (widen asks the table for the wider
+    # forms it would write) and the metadata's bounds read it as well.
+    inside = {c.name: call_at(a, c.args[0].span.start).name for cs in calls(a).values() for c in cs if c.args}
+    assert inside == {n: n for n in ("store", "load", "splat", "load_f32x8", "abs", "fma", "sqrt")}
+    assert find_sites(a)
+    assert '"extents"' in metadata(a, "k.so")
 
 
 def test_codegen_follows_the_recorded_callee():

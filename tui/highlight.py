@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ea_compiler import Analysis
-from ea_compiler.tooling import (EOF, HEADER_WORDS, IDENT, TAIL_WORDS, Intrinsic, comments, lookup, significant,
+from ea_compiler.tooling import (EOF, HEADER_WORDS, IDENT, TAIL_WORDS, Intrinsic, comments, significant,
                                  token_class)
 
 Span = tuple[int, int, str]
@@ -47,7 +47,7 @@ def _token_category(analysis: Analysis, tok, prev, nxt) -> str | None:
             defines = prev is not None and (prev.kind == "Func" or prev.text == "kernel")
             return "intrinsic" if not defines and isinstance(analysis.callee_at(tok), Intrinsic) else "function"
         return None
-    if call and lookup(tok.text) is not None:  # `splat(...)` is a keyword that works like an intrinsic
+    if call and isinstance(analysis.callee_at(tok), Intrinsic):  # `splat(...)`: a keyword calling an intrinsic
         return "intrinsic"
     category = token_class(tok.kind)
     if category is None and _DOT_OPERATOR.match(tok.text):

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.content import Content
 
 from ea_compiler import Options
-from ea_compiler.tooling import Attempt, TuneConfig, TuneEvent, TuneResult, backup_path, fmt_us, unified_diff
+from ea_compiler.tooling import Attempt, Outcome, TuneConfig, TuneEvent, TuneResult, backup_path, fmt_us, unified_diff
 
 COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
 SPACES = ("params", "transforms", "agent")
@@ -20,9 +20,10 @@ STRATEGIES = ("auto", "exhaustive", "random", "local")
 EVERY_FUNCTION = "*"  # the function picker's value for "every benched function"
 _LABEL_WIDTH = 44
 _REASON_WIDTH = 64
-OUTCOME_STYLES = {"accepted": "bold green", "slower": "yellow", "noise": "dim", "wrong": "bold red",
-                  "compile-error": "red", "crashed": "bold red", "timeout": "red", "error": "red",
-                  "not-applicable": "dim", "duplicate": "dim"}
+OUTCOME_STYLES = {Outcome.ACCEPTED: "bold green", Outcome.SLOWER: "yellow", Outcome.NOISE: "dim",
+                  Outcome.WRONG: "bold red", Outcome.COMPILE_ERROR: "red", Outcome.CRASHED: "bold red",
+                  Outcome.TIMEOUT: "red", Outcome.ERROR: "red", Outcome.NOT_APPLICABLE: "dim",
+                  Outcome.DUPLICATE: "dim"}
 Point = tuple[int, float]  # (attempt number, µs)
 
 

@@ -209,6 +209,8 @@ class ExprChecker(OperatorChecker):
                 return T.ERROR
             self.undefined_funcs.add(name)
             guess = did_you_mean(name, list(self.funcs) + intrinsics.names())
+            if guess is None and (other := intrinsics.known_as(name)) is not None:
+                guess = other.name
             msg = f"undefined function '{name}'" + (f". Did you mean '{guess}'?" if guess else "")
             sugg = [Suggestion(e.name_span, guess, f"rename to '{guess}'")] if guess else []
             return self.type_error(msg, e.name_span, "undefined-function", suggestions=sugg)

@@ -68,7 +68,7 @@ def lint_coverage(func: A.Func, checker) -> None:
                 groups = {}
                 break
         for (coef, _), group in groups.items():
-            _judge(checker, func, ptr, coef, group)
+            _judge(checker, func, ptr, coef, group, walker.stores)
 
 
 def _main_loop(func: A.Func) -> A.While | None:
@@ -277,7 +277,7 @@ def _spans(offsets: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store]) -> None:
+def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store], every: list[Store]) -> None:
     k = func.origin
     width = coef * k.step
     simple = coef == 1 and not group[0].form.invariant
@@ -322,8 +322,42 @@ def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store]) -> No
               for s in group if s is not primary]
     fixes = _fixes(checker, func, primary, width) if len(group) == 1 and missing and not (before or after) \
         and primary.form.const == lo and coef == 1 else []
+    if not fixes and simple and len(group) == 1 and missing and not (before or after) and primary.form.const == 0 \
+            and not _inferred_store(primary):  # the width is written: the step is what disagrees
+        fixes = _step_fix(checker, k, primary.lanes, every)
     checker.sink.warning("type", "kernel-coverage", f"{head}, but {steps}: " + "; ".join(problems),
                          primary.node.span, labels=labels, suggestions=fixes)
+
+
+def _step_fix(checker, k: A.Kernel, lanes: int, every: list[Store]) -> list[Suggestion]:
+    """`step 16` around one f32x8 store: `step 8`, when that is certainly
+    what was meant: every store of the body writes those lanes at the
+    kernel's index, and every other access of the body reads at most as many
+    lanes there (a narrower step must not read past the end)."""
+    if k.step % lanes or any(s.form.coef != 1 or s.form.invariant or s.form.const or s.lanes != lanes
+                             for s in every):
+        return []
+    for node in A.walk([k.body]):
+        index = None
+        if isinstance(node, A.Index):
+            index, touched = node.index, 1
+        elif isinstance(node, A.Call):
+            intr = checker.decisions.intrinsic_of(node)
+            memory = intr.memory if intr is not None else None
+            if memory is None or memory.kind in ("hint", "view"):
+                continue
+            if memory.kind != "touch" or memory.index is None or memory.index >= len(node.args):
+                return []
+            index = node.args[memory.index]
+            shaped = node.args[memory.lanes].ty if memory.lanes is not None and memory.lanes < len(node.args) \
+                else node.ty
+            touched = shaped.lanes if isinstance(shaped, T.Vector) else 1
+        else:
+            continue
+        index = A.unparen(index)
+        if not (isinstance(index, A.Name) and index.name == k.var) or touched > lanes:
+            return []
+    return [Suggestion(k.step_span, str(lanes), f"step by {lanes}, the lanes the store writes")]
 
 
 def _inferred_store(s: Store) -> bool:

@@ -7,7 +7,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from .scope import Binding
 from .suggest import conversion_hint
-from .widths import blame
+from .widths import blame, splat_element
 
 
 class StmtChecker:
@@ -48,6 +48,8 @@ class StmtChecker:
         if isinstance(got, T.Mask):
             notes.append("comparison masks have no type name: pass them directly to select(...)")
         width_notes, width_fixes = blame(self, [value], want, "") if isinstance(want, T.Vector) else ([], [])
+        if isinstance(want, T.Vector) and not width_fixes:  # `splat(x)` of an f64 where f32x8 is wanted
+            width_notes, width_fixes = splat_element(self, value, want)
         self.type_error(message + (f". Use {conv}() to convert" if conv else ""), value.span,
                         "type-mismatch", suggestions=self.convert_fix(value, conv) + width_fixes,
                         notes=notes + width_notes)
@@ -218,6 +220,8 @@ class StmtChecker:
         elif not T.compatible(got, ret):
             conv = conversion_hint(got, ret)
             notes, fixes = blame(self, [s.value], ret, "") if isinstance(ret, T.Vector) else ([], [])
+            if isinstance(ret, T.Vector) and not fixes:
+                notes, fixes = splat_element(self, s.value, ret)
             self.type_error(f"function '{self.func_name}' returns {got} but expected {ret}"
                             + (f". Use {conv}() to convert" if conv else ""), s.value.span,
                             "return-type", suggestions=self.convert_fix(s.value, conv) + fixes, notes=notes)

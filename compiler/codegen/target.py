@@ -6,7 +6,7 @@ import functools
 
 import llvmlite.binding as llvm
 
-from ..cpu_levels import native_override
+from ..cpu_levels import AVX512_FLAG, native_override
 from ..options import Options
 
 # Kernels must not call libc; the outliner makes listings hard to read.
@@ -78,7 +78,7 @@ def flag_features(options: Options) -> str:
     """The features the flags add (TOOLCHAIN.md §1.1's "extra feature string")."""
     features = []
     if options.avx512:
-        features.append("+avx512f,+avx512vl,+avx512bw")
+        features.append(",".join("+" + f for f in AVX512_FLAG))
     if options.is_arm:
         if options.fp16:
             features.append("+fullfp16")

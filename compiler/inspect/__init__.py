@@ -112,7 +112,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
         report = analyse(fn, infos, machine, loops, body, facts, arm,
                          versioned=any(p.loop_versions for p in found))
         report.runtime_paths = sorted(found, key=lambda p: (p.line or 0, p.source))
-        report.hints = hints_for(report, func, fn, infos, loops, machine, arm, facts)
+        report.hints = hints_for(report, func, fn, infos, loops, machine, arm, analysis.decisions, facts)
         if predict:
             report.prediction = predict_loops(fn, infos, loops, report, options, machine, memory, working_set_bytes)
         reports.append(report)

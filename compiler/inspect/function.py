@@ -11,7 +11,7 @@ from .cfg import Loop
 from .classify import Info
 from .latency import carried_chain
 from .machine import Machine
-from .model import AutoVector, Counts, FunctionReport, LineReport, LoopReport
+from .model import AutoVector, Bottleneck, Counts, FunctionReport, LineReport, LoopReport
 from .source import SourceFacts
 
 _ELEM_BYTES = {"f16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "u8": 1, "u16": 2,
@@ -161,7 +161,7 @@ def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> 
     reloads = sum(info.loads for _, info in hot if info.spill)
     # Spills and reloads are stack traffic around calls or register pressure, not the kernel's data.
     moved = sum(info.load_bytes + info.store_bytes for _, info in hot if not info.spill)
-    bottleneck = "call-bound" if calls else machine.classify(per.flops, moved, chain)
+    bottleneck = Bottleneck.CALL if calls else machine.classify(per.flops, moved, chain)
     elements = _elements(hot, elem, facts)
     report = LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
                         header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,

@@ -4,12 +4,13 @@ from source patterns confirmed by the machine code (a*b+c without fma, a
 reduction with a single accumulator)."""
 from __future__ import annotations
 
+from ..check.accumulators import Accumulator, accumulators
 from ..syntax import ast as A
 from ..typesys import model as T
 from .classify import Info
 from .cfg import Loop
 from .machine import Machine
-from .model import FunctionReport, Hint
+from .model import Bottleneck, FunctionReport, Hint
 from .source import SourceFacts
 
 _WIDER = {128: ("f32x8/i32x8", "AVX2"), 256: ("f32x16/i32x16", "AVX-512")}
@@ -18,7 +19,8 @@ _CONTROL = ("cmp", "test", "inc", "dec", "lea", "add", "sub", "nop")
 
 
 def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info], loops: list[Loop],
-              machine: Machine, arm: bool, facts: SourceFacts | None = None) -> list[Hint]:
+              machine: Machine, arm: bool, decisions, facts: SourceFacts | None = None) -> list[Hint]:
+    """`decisions`: the checker's record (which call is `fma`, `max`, `min`)."""
     out: list[Hint] = []
     line = func.name_span.line if func is not None else None
     c = fr.counts
@@ -60,7 +62,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
                             f"loads per iteration; the core starts about {machine.load_ports} per cycle, so loads, "
                             "not arithmetic, bound it", lp.header_line))
     if func is not None:
-        out += _source_hints(func, fr)
+        out += _source_hints(func, fr, decisions)
     main_loop = next((lp for lp in fr.loops if lp.role == "main"), None)
     if main_loop is not None:
         found = loops[fr.loops.index(main_loop)]
@@ -70,7 +72,7 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
         if mem > work and not main_loop.calls:
             out.append(Hint("memory-heavy", f"memory-heavy: {mem} memory ops vs {work} compute ops "
                             "\u2014 kernel may be bandwidth-bound", main_loop.header_line))
-        if main_loop.bottleneck == "latency-bound" and main_loop.chain:
+        if main_loop.bottleneck == Bottleneck.LATENCY and main_loop.chain:
             cyc = main_loop.cycles
             out.append(Hint("latency-chain", f"the loop at lines {main_loop.first_line}-{main_loop.last_line} "
                             f"waits on a chain through {main_loop.chain} (about {cyc['latency']:g} cycles per "
@@ -156,7 +158,7 @@ def _gathers(func, fn_asm, infos) -> list[Hint]:
     return []
 
 
-def _source_hints(func: A.Func, fr: FunctionReport) -> list[Hint]:
+def _source_hints(func: A.Func, fr: FunctionReport, decisions) -> list[Hint]:
     out: list[Hint] = []
     seen_lines: set[int] = set()
     for stmt, loop in _walk(func.body.stmts, None):
@@ -168,15 +170,15 @@ def _source_hints(func: A.Func, fr: FunctionReport) -> list[Hint]:
                     seen_lines.add(ln)
                     out.append(Hint("mul-add", "a * b + c compiles to a separate multiply and add; fma(a, b, c) "
                                     "fuses them (one rounding, one instruction)", ln))
-    loops = _accumulators(func.body.stmts)
-    vector_accs = any(vec for accs in loops.values() for _, _, vec in accs)
-    for loop, accs in loops.items():
+    found = _accumulators(func, decisions)
+    vector_accs = any(isinstance(a.ty, T.Vector) for accs in found for a in accs)
+    for accs in found:
         # A scalar accumulator next to vector ones is a remainder loop: no hint.
-        if len(accs) == 1 and (accs[0][2] or not vector_accs):
-            name, ln, _ = accs[0]
-            out.append(Hint("one-accumulator", f"the loop accumulates into one register ('{name}'): each add waits "
-                            "for the previous one (latency-bound); use 2-4 independent accumulators and combine "
-                            "them after the loop", ln))
+        if len(accs) == 1 and (isinstance(accs[0].ty, T.Vector) or not vector_accs):
+            acc = accs[0]
+            out.append(Hint("one-accumulator", f"the loop accumulates into one register ('{acc.name}'): each "
+                            "update waits for the previous one (latency-bound); use 2-4 independent accumulators "
+                            "and combine them after the loop", acc.assign.span.line))
     return out
 
 
@@ -229,22 +231,13 @@ def _is_mul_add(e) -> bool:
     return any(isinstance(A.unparen(x), A.Binary) and A.unparen(x).op in ("*", ".*") for x in (e.left, e.right))
 
 
-def _accumulators(stmts) -> dict:
-    """Per loop: assignments `acc = acc + x`, `acc = fma(x, y, acc)`, `acc = max(acc, x)`."""
-    found: dict = {}
-    for s, loop in _walk(stmts, None):
-        if loop is None or not isinstance(s, A.Assign) or not isinstance(s.target, A.Name):
-            continue
-        name = s.target.name
-        v = A.unparen(s.value)
-        is_acc = (isinstance(v, A.Binary) and v.op in ("+", ".+") and _is_float(v.ty)
-                  and any(isinstance(A.unparen(x), A.Name) and A.unparen(x).name == name for x in (v.left, v.right))) \
-            or (isinstance(v, A.Call) and v.name == "fma" and len(v.args) == 3
-                and isinstance(A.unparen(v.args[2]), A.Name) and A.unparen(v.args[2]).name == name) \
-            or (isinstance(v, A.Call) and v.name in ("min", "max") and len(v.args) == 2
-                and any(isinstance(A.unparen(x), A.Name) and A.unparen(x).name == name for x in v.args))
-        if is_acc:
-            accs = found.setdefault(id(loop), [])
-            if name not in [n for n, _, _ in accs]:
-                accs.append((name, s.span.line, isinstance(s.target.ty, T.Vector)))
-    return found
+def _accumulators(func: A.Func, decisions) -> list[list[Accumulator]]:
+    """Per innermost loop (the loops a transformation can split), its float
+    accumulators (check/accumulators.py: the definition the unroll
+    transformation reads; integer chains cost a cycle per step, no hint)."""
+    loops = [s for s in A.statements(func.body.stmts) if isinstance(s, (A.While, A.ForEach))]
+    innermost = [lp for lp in loops
+                 if not any(isinstance(s, (A.While, A.ForEach, A.For)) for s in A.statements(lp.body.stmts))]
+    found = [[a for a in accumulators(decisions, lp.body.stmts) if a.is_float]
+             for lp in sorted(innermost, key=lambda lp: lp.span.start)]
+    return [accs for accs in found if accs]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..options import Options
+from .model import Bottleneck
 
 
 @dataclass(frozen=True)
@@ -34,21 +35,21 @@ class Machine:
         return {"memory": round(bytes_moved / self.bytes_per_cycle, 2),
                 "compute": round(flops / self.peak_flops_per_cycle, 2), "latency": float(chain)}
 
-    def classify(self, flops: int, bytes_moved: int, chain: int = 0) -> str:
+    def classify(self, flops: int, bytes_moved: int, chain: int = 0) -> Bottleneck:
         """Latency first (see above), then the roofline: arithmetic
         intensity against the ridge point."""
         est = self.cycles(flops, bytes_moved, chain)
         if chain and est["latency"] >= max(est["memory"], est["compute"]):
-            return "latency-bound"
+            return Bottleneck.LATENCY
         if bytes_moved == 0:
-            return "compute-bound"
+            return Bottleneck.COMPUTE
         intensity = flops / bytes_moved
         ridge = self.peak_flops_per_cycle / self.bytes_per_cycle
         if intensity < ridge / 2:
-            return "memory-bound"
+            return Bottleneck.MEMORY
         if intensity > ridge * 2:
-            return "compute-bound"
-        return "mixed"
+            return Bottleneck.COMPUTE
+        return Bottleneck.MIXED
 
 
 def machine_for(options: Options, bandwidth_gbs: float | None = None, ghz: float = 3.0) -> Machine:

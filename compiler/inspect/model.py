@@ -2,8 +2,20 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
 from ..runtime_paths import RuntimePath
+
+
+class Bottleneck(StrEnum):
+    """What limits a loop (machine.py decides): the one spelling of each
+    class. A `StrEnum`: JSON (`ea inspect --json`, the tuner's facts, bench
+    results) keeps the plain strings."""
+    MEMORY = "memory-bound"
+    COMPUTE = "compute-bound"
+    MIXED = "mixed"
+    LATENCY = "latency-bound"
+    CALL = "call-bound"  # the loop calls functions (libm `expf`, ...)
 
 
 @dataclass
@@ -35,7 +47,7 @@ class LoopReport:
     depth: int
     per_iteration: Counts
     elements_per_iteration: int | None
-    bottleneck: str  # "memory-bound", "compute-bound", "mixed", "latency-bound" or "call-bound" (it calls functions)
+    bottleneck: Bottleneck
     mix: dict[str, int] = field(default_factory=dict)  # mnemonic -> count per iteration
     cycles: dict[str, float] = field(default_factory=dict)  # estimated cycles/iteration: memory, compute, latency
     chain: str | None = None  # the longest loop-carried chain, e.g. "ymm0: vmaxps -> vmovaps"

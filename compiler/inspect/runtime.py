@@ -27,7 +27,7 @@ _DISTANCE = re.compile(r"%\S+ = sub i64 %([A-Za-z_]\w*?)\d*, %([A-Za-z_]\w*?)\d*
 def module_paths(module, analysis) -> dict[str, list[RuntimePath]]:
     """Per function: code generation's paths, then LLVM's vectoriser checks."""
     out = {name: list(paths) for name, paths in getattr(module, "runtime_paths", {}).items()}
-    params = {f.name: {p.name for p in f.params} for f in analysis.desugared.items if hasattr(f, "params")}
+    params = {f.name: {p.name for p in f.params} for f in analysis.live_functions}  # of a #[cfg] pair, the target's
     for name, paths in vectoriser_checks(module.ir(), params).items():
         out.setdefault(name, []).extend(paths)
     return out

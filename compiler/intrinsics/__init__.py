@@ -22,6 +22,12 @@ for _family in _FAMILIES:
         assert _intr.name not in TABLE, f"intrinsic {_intr.name} declared twice"
         TABLE[_intr.name] = _intr
 
+_AKA: dict[str, Intrinsic] = {}
+for _intr in TABLE.values():
+    for _alias in _intr.aka:
+        assert _alias not in TABLE and _alias not in _AKA, f"{_alias}: an intrinsic's name or another's alias"
+        _AKA[_alias] = _intr
+
 _WIDTH_CACHE: dict[str, Intrinsic | None] = {}
 
 
@@ -48,6 +54,12 @@ def names() -> list[str]:
     return list(TABLE)
 
 
+def known_as(name: str) -> Intrinsic | None:
+    """The intrinsic another SIMD library calls `name` (`reduce_sum` is
+    `reduce_add`): what "did you mean" offers when no name is close."""
+    return _AKA.get(name)
+
+
 # A user function may take an intrinsic's name (it is compiled and exported
 # under it), but a call by that name still resolves to the intrinsic; only
 # these names are shadowed by a user function (INTRINSICS.md §0.1, LANGUAGE.md
@@ -64,4 +76,4 @@ def resolve_call(name: str, user_defined: bool) -> Intrinsic | None:
     return lookup(name)
 
 
-__all__ = ["Intrinsic", "TABLE", "SHADOWABLE", "entry", "lookup", "names", "resolve_call"]
+__all__ = ["Intrinsic", "TABLE", "SHADOWABLE", "entry", "known_as", "lookup", "names", "resolve_call"]

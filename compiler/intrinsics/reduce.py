@@ -25,11 +25,11 @@ def _reduce(name: str, float_only: bool = False):
 INTRINSICS = [
     Intrinsic("reduce_add", ("v",), ("(TxN) -> T",),
               "Sum of the lanes (floats: strictly ordered ((0 + v0) + v1) + ...).",
-              _reduce("reduce_add"), FAMILY, "CORE (v0.1)"),
+              _reduce("reduce_add"), FAMILY, "CORE (v0.1)", aka=("reduce_sum", "hsum", "horizontal_add")),
     Intrinsic("reduce_max", ("v",), ("(TxN) -> T",), "Largest lane (unsigned lanes compare unsigned).",
-              _reduce("reduce_max"), FAMILY, "CORE (v0.1)"),
+              _reduce("reduce_max"), FAMILY, "CORE (v0.1)", aka=("hmax", "horizontal_max")),
     Intrinsic("reduce_min", ("v",), ("(TxN) -> T",), "Smallest lane (unsigned lanes compare unsigned).",
-              _reduce("reduce_min"), FAMILY, "CORE (v0.1)"),
+              _reduce("reduce_min"), FAMILY, "CORE (v0.1)", aka=("hmin", "horizontal_min")),
     Intrinsic("reduce_add_fast", ("v",), ("(FV) -> elem",), "Float sum of the lanes in unspecified (tree) order.",
               _reduce("reduce_add_fast", float_only=True), FAMILY, "v1.8"),
 ]

@@ -50,6 +50,8 @@ class Intrinsic:
     # Appended to the deprecation warning (TOOLCHAIN.md §9.4): what to use instead.
     advice: Optional[str] = None
     memory: Optional[Memory] = None  # set when argument 0 is a pointer the call reads, writes or views
+    # Names other SIMD libraries give this operation: "did you mean" offers this one for them.
+    aka: tuple[str, ...] = ()
 
     @property
     def extension(self) -> bool:

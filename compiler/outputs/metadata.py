@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from ..syntax import ast as A
-from .bounds import program_bounds
+from .bounds import export_bounds
 from .parallel import parallel_plan
 
 
@@ -35,7 +35,7 @@ def metadata_text(library: str, program: A.Program, decisions=None, names: list[
     the library defines (`build.metadata` passes the items it compiled)."""
     exports = [f for f in program.items if isinstance(f, A.Func) and f.export and (names is None or f.name in names)]
     structs = [s for s in program.items if isinstance(s, A.StructDecl)]
-    bounds = program_bounds(program, decisions)
+    bounds = {id(f): b for f, b in export_bounds(program, decisions)}  # each variant its own
     dump = json.dumps
     lines = ["{", f'  "library": {dump(library)},']
     if exports:
@@ -45,7 +45,7 @@ def metadata_text(library: str, program: A.Program, decisions=None, names: list[
             ret = dump(A.type_text(f.ret)) if f.ret is not None else "null"
             lines += ["    {", f'      "name": {dump(f.name)},', f'      "args": [{args}],']
             fields = [f'      "return_type": {ret}']
-            b = bounds.get(f.name)
+            b = bounds.get(id(f))
             if b is not None and any(isinstance(p.type, A.PointerType) for p in f.params):
                 if b.min_lengths:
                     fields.append(f'      "min_lengths": {dump(b.min_lengths)}')

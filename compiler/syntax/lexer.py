@@ -13,6 +13,7 @@ the line (`mark`), so a line costs time linear in its length.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from ..diagnostics import DiagnosticSink, Label, Suggestion
 from ..source import SourceFile, Span, char_count
@@ -24,6 +25,7 @@ _MASTER = re.compile(
     r"[ \t\r]*(?:"
     r"(?P<nl>\n)"
     r"|(?P<comment>//[^\n]*)"
+    r"|(?P<exponent>(?:[0-9]+\.[0-9]+|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+)"
     r"|(?P<float>[0-9]+\.[0-9]+|\.[0-9]+)"
     r"|(?P<hex>0x[0-9a-fA-F]+)"
     r"|(?P<bin>0b[01]+)"
@@ -36,10 +38,11 @@ _MASTER = re.compile(
     r"|(?P<end>\Z))",
     re.DOTALL,
 )
-_GROUP_KIND = {"float": FLOAT, "hex": HEX, "bin": BIN, "int": INT, "string": STRING}
+_GROUP_KIND = {"exponent": FLOAT, "float": FLOAT, "hex": HEX, "bin": BIN, "int": INT, "string": STRING}
 # The scan compares group numbers (`lastindex`, every group is named), cheaper than names.
 _G = _MASTER.groupindex
 _NL, _COMMENT, _IDENT, _OP, _END, _STRING = _G["nl"], _G["comment"], _G["ident"], _G["op"], _G["end"], _G["string"]
+_EXPONENT = _G["exponent"]
 _ERRORS = {_G["bad"]: "bad", _G["unterminated"]: "unterminated"}
 _KIND_OF = {_G[name]: kind for name, kind in _GROUP_KIND.items()}
 
@@ -110,6 +113,8 @@ def lex_range(source: SourceFile, sink: DiagnosticSink, trivia: bool, begin: int
             kind = STRING  # recover: the string ends at the end of its line
         else:
             kind = kind_of[group]
+            if group == _EXPONENT:  # kept as the float it means, so nothing cascades
+                _report_exponent(sink, source.span(start, end), text)
         if group == _STRING and "\n" in text:
             end_line = line + text.count("\n")
             line_start_end = start + text.rfind("\n") + 1
@@ -127,6 +132,18 @@ def lex_range(source: SourceFile, sink: DiagnosticSink, trivia: bool, begin: int
         col = n - line_start + 1 if ascii_src else mark_col + char_count(data, mark, n)
         append(Token(EOF, "", n, n, line, col, line, col, True))
     return tokens
+
+
+def _report_exponent(sink: DiagnosticSink, span: Span, text: str) -> None:
+    """`1e-6`: LANGUAGE.md §1.5 has no exponent form; say so and write the
+    value out (when that stays readable)."""
+    value = Decimal(text)
+    fix = abs(value.adjusted()) <= 20  # `1e999999999` is not worth writing out
+    written = format(value, "f") if fix else ""
+    written += "" if "." in written else ".0"
+    sink.error("lex", "exponent-literal", f"float literals have no exponent in Eä: '{text}' is not a literal", span,
+               notes=["write the value out with a decimal point (LANGUAGE.md §1.5)"],
+               suggestions=[Suggestion(span, written, f"write {written}")] if fix else [])
 
 
 def _report_bad(source: SourceFile, sink: DiagnosticSink, group: str, start: int, end: int,

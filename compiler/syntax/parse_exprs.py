@@ -28,7 +28,7 @@ class ExprParser(ParserBase):
         while True:
             tok = self.tok
             prec = prec_of.get(tok.kind)
-            if prec is None or prec < min_prec:
+            if prec is None or prec < min_prec or self.at_compound_assignment():
                 return left
             self.advance()
             right = self.parse_expr(prec + 1)
@@ -36,6 +36,12 @@ class ExprParser(ParserBase):
             if prec == 3 and self.tok.kind in COMPARISONS:
                 self.error(f"comparison operators cannot be chained: '{tok.text}' is followed by "
                            f"'{self.tok.text}'; use parentheses or '&&'", self.tok, "chained-comparison")
+
+    def at_compound_assignment(self) -> bool:
+        """At `+=`, `.*=`, ...: an operator with `=` right after it (LANGUAGE.md
+        has no compound assignment; the statement parser says so)."""
+        nxt = self.peek()
+        return self.tok.kind in PRECEDENCE and nxt.kind == "Equals" and nxt.start == self.tok.end
 
     def parse_unary(self) -> A.Expr:
         tok = self.tok

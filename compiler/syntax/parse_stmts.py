@@ -1,11 +1,13 @@
 """Statement, block and type parsing."""
 from __future__ import annotations
 
+import dataclasses
+
 from ..diagnostics import Label, Suggestion
 from . import ast as A
-from .parse_exprs import ExprParser
+from .parse_exprs import PRECEDENCE, ExprParser
 from .parser_base import ParseAbort
-from .tokens import EOF, IDENT, INT, SCALAR_TYPE_KINDS, VECTOR_TYPE_KINDS, Token
+from .tokens import EOF, IDENT, INT, OPERATORS, SCALAR_TYPE_KINDS, VECTOR_TYPE_KINDS, Token
 
 _LOOP_KINDS = ("While", "ForEach", "For")
 
@@ -118,6 +120,8 @@ class StmtParser(ExprParser):
         expr = self.parse_expr()
         if isinstance(expr, A.ErrorExpr):
             return None
+        if self.at_compound_assignment():
+            return self.parse_compound_assignment(expr)
         if self.tok.kind == "Equals":
             self.advance()
             value = self.parse_expr()
@@ -128,6 +132,35 @@ class StmtParser(ExprParser):
         if isinstance(expr, A.ErrorExpr):
             return None
         return A.ExprStmt(expr, expr.span)
+
+    def parse_compound_assignment(self, target: A.Expr) -> A.Assign:
+        """`s += e`: one error naming what Eä lacks, the statement written out
+        as the fix, and the assignment it means, so nothing cascades."""
+        op = self.advance()
+        self.advance()  # the '='
+        value = self.parse_expr()
+        span = target.span.to(value.span)
+        right = self.text_of(value.span)
+        if isinstance(value, A.Binary) and PRECEDENCE.get(OPERATORS.get(value.op, ""), 99) <= PRECEDENCE[op.kind]:
+            right = f"({right})"  # `s *= a + b` is `s = s * (a + b)`
+        name = self.text_of(target.span)
+        fixed = f"{name} = {name} {op.text} {right}"
+        certain = _assignable(target) and not any(isinstance(n, A.ErrorExpr) for n in A.walk([target, value]))
+        self.error(f"Eä has no compound assignment '{op.text}='", span, "compound-assignment",
+                   suggestions=[Suggestion(span, fixed, f"write {fixed}")] if certain else [])
+        operand = dataclasses.replace(target)  # its own node: types are stored on nodes
+        return A.Assign(target, A.Binary(span, op.text, op, operand, value), span)
+
+    def text_of(self, span) -> str:
+        """The source of `span` rebuilt from its tokens (a gap is one space)."""
+        out, end = [], None
+        for t in self.tokens:
+            if t.start >= span.end:
+                break
+            if t.start >= span.start:
+                out.append(("" if end is None or t.start == end else " ") + t.text)
+                end = t.end
+        return "".join(out)
 
     def parse_let(self) -> A.Let:
         let_tok = self.advance()

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from .config import TuneConfig, TuneError
 from .engine import Target, TuneEvent, tune, tune_targets
+from .outcome import Outcome
 from .result import Attempt, SizeRow, TuneResult, backup_path, unified_diff, write_result
 
-__all__ = ["Attempt", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune",
+__all__ = ["Attempt", "Outcome", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune",
            "backup_path", "tune_targets", "unified_diff", "write_result"]

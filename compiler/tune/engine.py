@@ -17,14 +17,14 @@ from . import transforms as T
 from .cache import Cache, digest, normalised
 from ..cpu_levels import missing_on_host
 from .config import TuneConfig, TuneError, read_settings
+from ..inspect.model import Bottleneck
+from .outcome import REJECTED_FOR_GOOD, Outcome
 from .gate import RULES, Evaluation, decide, run_worker
 from .params import check_params
 from .result import Attempt, SizeRow, TuneResult
 from .space import build_space, render
 from .strategy import choose, search
 
-# A timeout or a failed evaluation can be the machine's doing: those are measured again next time.
-REJECTED_FOR_GOOD = ("wrong", "compile-error", "crashed")
 
 
 @dataclass
@@ -194,22 +194,22 @@ class _Run:
         best = self._as_best(self.original, self.analysis)
         key = digest(best.key, "baseline", self.benches)
         entry = None if self.cfg.fresh else self.cache.get(key)
-        if entry is None or entry["outcome"] != "ok":
+        if entry is None or entry["outcome"] != Outcome.OK:
             self.tell("message", f"measuring the original {self.cfg.kernel.name}")
             ev = self._evaluate(best.path, None, self.benches, reference=True)
-            if ev.outcome == "crashed" and ev.facts.get("guarded_crash"):
+            if ev.outcome == Outcome.CRASHED and ev.facts.get("guarded_crash"):
                 # The original itself reaches past its arrays at some edge length (a `tail pad`
                 # kernel, whose caller promises padding): the edges are not its inputs.
                 self.tell("message", f"the original crashes at an edge length ({ev.reason.split(':')[0]}): "
                                      "checking the suite's sizes only")
                 self.edges = False
                 ev = self._evaluate(best.path, None, self.benches, reference=True)
-            if ev.outcome != "ok":
+            if ev.outcome != Outcome.OK:
                 raise TuneError(f"the original kernel cannot be tuned: {ev.outcome}: {ev.reason}")
             self.cache.put(key, {"outcome": ev.outcome, "benches": ev.benches, "facts": ev.facts,
                                  "edges": self.edges})
         else:
-            ev = Evaluation("ok", "", entry["benches"], entry.get("facts", {}))
+            ev = Evaluation(Outcome.OK, "", entry["benches"], entry.get("facts", {}))
             self.edges = entry.get("edges", True)
         self.baseline_eval = ev
         self.last_eval = ev
@@ -250,13 +250,13 @@ class _Run:
             try:
                 text, analysis = render(base_analysis, space, point)
             except T.NotApplicable as err:
-                self._record(Attempt(len(self.history) + 1, label, "not-applicable", str(err), function=fn))
+                self._record(Attempt(len(self.history) + 1, label, Outcome.NOT_APPLICABLE, str(err), function=fn))
                 return False
             return self.try_text(text, label, fn, benches, analysis)
 
         hints = set(self.last_eval.facts.get(fn, {}).get("hints", []))
-        if self.last_eval.facts.get(fn, {}).get("bottleneck") == "memory-bound":
-            hints.add("memory-bound")
+        if self.last_eval.facts.get(fn, {}).get("bottleneck") == Bottleneck.MEMORY:
+            hints.add(Bottleneck.MEMORY)
         first = frozenset(k.name for k in space.knobs if k.site is not None and k.site.hint in hints)
         if self.cfg.predicted:  # order by predicted time, time only the predicted-fastest half
             from .predicted_order import predicted_search, predicted_times
@@ -281,18 +281,18 @@ class _Run:
         index = len(self.history) + 1
         if not analysis.ok:
             first = analysis.errors[0]
-            self._record(Attempt(index, label, "compile-error",
+            self._record(Attempt(index, label, Outcome.COMPILE_ERROR,
                                  f"line {first.span.line}:{first.span.col}: {first.message}", function=fn))
             return False
         missing = sorted(self.exports - _exports(analysis))
         if missing:
-            self._record(Attempt(index, label, "wrong", f"the variant has no exported {', '.join(missing)}",
+            self._record(Attempt(index, label, Outcome.WRONG, f"the variant has no exported {', '.join(missing)}",
                                  function=fn))
             return False
         norm = normalised(analysis)
         key = self.cache.key(norm)
         if key == self.best.key or key in self.seen:
-            self._record(Attempt(index, label, "duplicate", "the same program as one already tried "
+            self._record(Attempt(index, label, Outcome.DUPLICATE, "the same program as one already tried "
                                  "(comments and layout aside)", function=fn))
             return False
         self.seen.add(key)
@@ -302,29 +302,29 @@ class _Run:
         cached = entry is not None and (entry["outcome"] in REJECTED_FOR_GOOD or pair in entry["decisions"])
         if cached:
             self.cache_hits += 1
-            ev = Evaluation(entry["outcome"], entry.get("reason", ""), entry.get("benches", {}),
+            ev = Evaluation(Outcome(entry["outcome"]), entry.get("reason", ""), entry.get("benches", {}),
                             entry.get("facts", {}))
             decision = entry["decisions"].get(pair)
         else:
             ev = self._evaluate(path, self.best.path, benches)
             self.evaluated += 1
             decision = None
-            if ev.outcome == "ok":
+            if ev.outcome == Outcome.OK:
                 d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis))
                 decision = {"outcome": d.outcome, "reason": d.reason}
             latest = self.cache.get(key)  # another run may have added decisions while this one measured
-            decisions = dict(latest["decisions"]) if latest is not None and ev.outcome == "ok" else {}
+            decisions = dict(latest["decisions"]) if latest is not None and ev.outcome == Outcome.OK else {}
             if decision:
                 decisions[pair] = decision  # beside the decisions against other bests
             self.cache.put(key, {"outcome": ev.outcome, "reason": ev.reason, "benches": ev.benches,
                                  "facts": ev.facts, "decisions": decisions})
-        if ev.outcome != "ok":
+        if ev.outcome != Outcome.OK:
             self._record(Attempt(index, label, ev.outcome, ev.reason, cached=cached, function=fn,
                                  variant=str(path)))
             return False
         times = {int(n): row["us"] for n, row in ev.benches[benches[0]].items()}
         score = ev.score_us(benches, self.sizes)
-        attempt = Attempt(index, label, decision["outcome"], decision["reason"], times, score, cached, fn, str(path))
+        attempt = Attempt(index, label, Outcome(decision["outcome"]), decision["reason"], times, score, cached, fn, str(path))
         if attempt.accepted:
             self.accepted += 1
             self.best = _Best(text, analysis, key, path)
@@ -356,7 +356,7 @@ class _Run:
                            "the table shows the original's times")
         if self.best.key != base.key and not interrupted:
             final = self._final(base)
-            if final.outcome != "ok":
+            if final.outcome != Outcome.OK:
                 result.note = (f"the final side-by-side measurement failed ({final.outcome}: {final.reason}): "
                                "the table shows the original's times")
                 self.tell("message", result.note)
@@ -393,13 +393,13 @@ class _Run:
         """The best against the original, measured together at every size."""
         key = digest(self.best.key, "final", base.key, self.benches)
         entry = None if self.cfg.fresh else self.cache.get(key)
-        if entry is not None and entry["outcome"] == "ok":
-            return Evaluation("ok", "", entry["benches"], entry.get("facts", {}))
+        if entry is not None and entry["outcome"] == Outcome.OK:
+            return Evaluation(Outcome.OK, "", entry["benches"], entry.get("facts", {}))
         self.tell("message", "measuring the best against the original at every size")
         ev = self._evaluate(self.best.path, base.path, self.benches, same_code=False)  # measured either way
-        if ev.outcome != "ok":
+        if ev.outcome != Outcome.OK:
             return ev
-        self.cache.put(key, {"outcome": "ok", "benches": ev.benches, "facts": ev.facts})
+        self.cache.put(key, {"outcome": Outcome.OK, "benches": ev.benches, "facts": ev.facts})
         return ev
 
 

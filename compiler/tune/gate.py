@@ -14,6 +14,7 @@ from ..bench.harness import signal_name
 from ..bench.suite import size_label
 from ..options import Options
 from . import procs
+from .outcome import Outcome
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
 RULES = 5  # the decision rules' version: part of the cache key, since cached decisions replay
@@ -21,7 +22,7 @@ RULES = 5  # the decision rules' version: part of the cache key, since cached de
 
 @dataclass
 class Evaluation:
-    outcome: str  # "ok", "wrong", "compile-error", "crashed", "timeout", "error"
+    outcome: Outcome  # OK, WRONG, COMPILE_ERROR, CRASHED, TIMEOUT or ERROR
     reason: str = ""
     benches: dict = field(default_factory=dict)  # bench -> str(size) -> row (evaluate.time_sizes)
     facts: dict = field(default_factory=dict)  # function -> {"step", "bottleneck"}
@@ -49,27 +50,27 @@ def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list
             code, _, err = procs.run([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
                                      timeout_s=timeout_s, cancel=cancel, keep_stdout=False)
         except procs.TimedOut:
-            return Evaluation("timeout", f"no result within {timeout_s:g} s (a hang or an endless loop?)")
+            return Evaluation(Outcome.TIMEOUT, f"no result within {timeout_s:g} s (a hang or an endless loop?)")
         if code < 0:
             name = signal_name(-code)
             marker = result.with_suffix(".checking")
             if not marker.exists():
-                return Evaluation("crashed", f"the variant crashed the process ({name})")
+                return Evaluation(Outcome.CRASHED, f"the variant crashed the process ({name})")
             at = json.loads(marker.read_text())
             why = ("; the arrays end at an inaccessible page there, so it reads or writes past the end of one"
                    if at["guarded"] else "")
-            return Evaluation("crashed", f"{at['where']}: the variant crashed the process ({name}){why}",
+            return Evaluation(Outcome.CRASHED, f"{at['where']}: the variant crashed the process ({name}){why}",
                               facts={"guarded_crash": at["guarded"]})
         if code != 0 or not result.exists():
             tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-            return Evaluation("error", f"the evaluation failed: {tail[0]}")
+            return Evaluation(Outcome.ERROR, f"the evaluation failed: {tail[0]}")
         data = json.loads(result.read_text())
-    return Evaluation(data["outcome"], data.get("reason", ""), data.get("benches", {}), data.get("facts", {}))
+    return Evaluation(Outcome(data["outcome"]), data.get("reason", ""), data.get("benches", {}), data.get("facts", {}))
 
 
 @dataclass
 class Decision:
-    outcome: str  # "accepted", "slower", "noise"
+    outcome: Outcome  # ACCEPTED, SLOWER or NOISE
     reason: str
 
 
@@ -85,14 +86,14 @@ def decide(ev: Evaluation, benches: list[str], sizes: dict[str, int], lines_befo
     mid = sum(r["incumbent_us"] for r in rows) / sum(r["us"] for r in rows)
     text = f"{mid:.3f}× the current best (95 % interval {lo:.3f}–{hi:.3f})"
     if lo >= 1 + MIN_GAIN:
-        return Decision("accepted", f"faster: {text}")
+        return Decision(Outcome.ACCEPTED, f"faster: {text}")
     if hi < 1.0:
-        return Decision("slower", f"slower: {text}")
+        return Decision(Outcome.SLOWER, f"slower: {text}")
     smaller = [(b, n, row) for b in benches for n, row in ev.benches[b].items() if int(n) != sizes[b]]
     if smaller and all(row["ratio"] >= 1.0 and row["ratio_hi"] >= 1.0 for _, _, row in smaller) \
             and any(row["ratio_lo"] >= 1 + MIN_GAIN for _, _, row in smaller):
         gains = ", ".join(f"{size_label(int(n))} {row['ratio']:.2f}×" for _, n, row in smaller)
-        return Decision("accepted", f"equal at the largest size ({text}), faster at smaller sizes: {gains}")
+        return Decision(Outcome.ACCEPTED, f"equal at the largest size ({text}), faster at smaller sizes: {gains}")
     if lo <= 1.0 <= hi and lines_after < lines_before:
-        return Decision("accepted", f"equal speed with {lines_before - lines_after} fewer lines: {text}")
-    return Decision("noise", f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}")
+        return Decision(Outcome.ACCEPTED, f"equal speed with {lines_before - lines_after} fewer lines: {text}")
+    return Decision(Outcome.NOISE, f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}")

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from . import procs
+from .outcome import Outcome
 
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n(.*?)```", re.DOTALL)
 STDOUT_LIMIT = 1 << 20
@@ -15,7 +16,7 @@ STDOUT_LIMIT = 1 << 20
 @dataclass
 class Proposal:
     text: str | None  # the kernel, or None when the command failed
-    problem: str = ""  # why there is no kernel: "timeout", "error"
+    problem: Outcome | None = None  # why there is no kernel: TIMEOUT or ERROR
     reason: str = ""
 
 
@@ -48,15 +49,15 @@ def run_proposer(command: str, text: str, timeout_s: float, cwd, cancel=None) ->
         code, out, err = procs.run(command, shell=True, stdin=text.encode(), timeout_s=timeout_s, cancel=cancel,
                                    cwd=cwd)
     except procs.TimedOut:
-        return Proposal(None, "timeout", f"the proposer gave no answer within {timeout_s:g} s")
+        return Proposal(None, Outcome.TIMEOUT, f"the proposer gave no answer within {timeout_s:g} s")
     except OSError as err:
-        return Proposal(None, "error", f"cannot run the proposer: {err.strerror or err}")
+        return Proposal(None, Outcome.ERROR, f"cannot run the proposer: {err.strerror or err}")
     if code != 0:
         tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
-        return Proposal(None, "error", f"the proposer exited with status {code}: {tail[0]}")
+        return Proposal(None, Outcome.ERROR, f"the proposer exited with status {code}: {tail[0]}")
     reply = out[:STDOUT_LIMIT].decode("utf-8", "replace")
     if not reply.strip():
-        return Proposal(None, "error", "the proposer printed nothing")
+        return Proposal(None, Outcome.ERROR, "the proposer printed nothing")
     return Proposal(extract(reply))
 
 

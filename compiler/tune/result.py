@@ -7,12 +7,14 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .outcome import Outcome
+
 
 @dataclass
 class Attempt:
     index: int
     label: str
-    outcome: str  # accepted, slower, noise, wrong, compile-error, crashed, timeout, error, not-applicable, duplicate
+    outcome: Outcome
     reason: str = ""
     times_us: dict[int, float] = field(default_factory=dict)  # size -> median µs (the tuned function's bench)
     score_us: float | None = None
@@ -22,7 +24,7 @@ class Attempt:
 
     @property
     def accepted(self) -> bool:
-        return self.outcome == "accepted"
+        return self.outcome == Outcome.ACCEPTED
 
     def to_json(self) -> dict:
         data = asdict(self)

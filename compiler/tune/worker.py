@@ -11,6 +11,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from .outcome import Outcome
+
 
 def main(argv: list[str]) -> int:
     request = json.loads(Path(argv[0]).read_text())
@@ -35,12 +37,12 @@ def evaluate_request(req: dict) -> dict:
         try:
             kernel = load(req["candidate"], **kw)
         except CompileError as err:
-            return {"outcome": "compile-error", "reason": str(err).strip()}
+            return {"outcome": Outcome.COMPILE_ERROR, "reason": str(err).strip()}
         except HostCPUError as err:
-            return {"outcome": "error", "reason": str(err)}
+            return {"outcome": Outcome.ERROR, "reason": str(err)}
         incumbent = load(req["incumbent"], **kw) if req.get("incumbent") else None
     if incumbent is not None and req.get("same_code", True) and same_machine_code(req["candidate"], req["incumbent"], opts):
-        return {"outcome": "duplicate", "reason": "the same machine code as the current best: "
+        return {"outcome": Outcome.DUPLICATE, "reason": "the same machine code as the current best: "
                                                   "timing them could only measure noise"}
     facts = _loop_facts(req["candidate"], opts)
     marker = Path(req["result"]).with_suffix(".checking")
@@ -59,13 +61,13 @@ def evaluate_request(req: dict) -> dict:
             smallest = min(spec.sizes)
             verify(kernel, spec, sorted({smallest} | edges(spec.function)), {smallest}, incumbent, checking)
     except Wrong as err:
-        return {"outcome": "wrong", "reason": str(err), "facts": facts}
+        return {"outcome": Outcome.WRONG, "reason": str(err), "facts": facts}
     except BenchError as err:
-        return {"outcome": "error", "reason": str(err)}
+        return {"outcome": Outcome.ERROR, "reason": str(err)}
     marker.unlink(missing_ok=True)
     benches = {spec.name: time_sizes(kernel, spec, spec.sizes, req["quick"], incumbent, req.get("reference", False))
                for spec in tuned}
-    return {"outcome": "ok", "benches": benches, "facts": facts}
+    return {"outcome": Outcome.OK, "benches": benches, "facts": facts}
 
 
 def _loop_facts(path: str, opts) -> dict:

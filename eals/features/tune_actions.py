@@ -27,7 +27,7 @@ from lsprotocol import types as lsp
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ea_compiler.tooling import NotApplicable, apply_transform, find_sites, locate_site, transform_title
+from ea_compiler.tooling import Bottleneck, NotApplicable, apply_transform, find_sites, locate_site, transform_title
 
 from ..convert import to_range
 from ..machine import machine_code
@@ -37,7 +37,6 @@ from .inlay import visible_functions
 REWRITE = lsp.CodeActionKind.RefactorRewrite
 FIRST_CHOICE = 4  # unroll ×4: the middle of its (2, 4, 8) first
 MAX_CHOICES = 3  # actions per site
-MEMORY_BOUND = "memory-bound"  # what prefetch answers: the main loop's bottleneck class
 RESOLVE_KEY = "eaRewrite"  # in a lazy action's data: which rewrite to resolve
 
 
@@ -48,7 +47,7 @@ def _lines(source, site) -> tuple[int, int]:
 def _prefetch_wanted(fr) -> int | None:
     """The header line of a memory-bound main loop without prefetches, else None."""
     main = fr.main_loop
-    if main is None or main.bottleneck != "memory-bound":
+    if main is None or main.bottleneck != Bottleneck.MEMORY:
         return None
     if any(m.startswith(("prefetch", "prfm")) for m in main.mix):
         return None
@@ -59,7 +58,7 @@ def anchor_lines(source, site, fr) -> set[int] | None:
     """The lines where `site` is offered, or None when the report asks nothing of it."""
     first, last = _lines(source, site)
     construct = set(range(first, last + 1))
-    if site.transform == "prefetch" or site.hint == MEMORY_BOUND:  # a loop's class, not a hint code
+    if site.transform == "prefetch" or site.hint == Bottleneck.MEMORY:  # a loop's class, not a hint code
         line = _prefetch_wanted(fr)
         return None if line is None else construct | {line}
     if site.hint is None:

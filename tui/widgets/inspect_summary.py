@@ -7,10 +7,11 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from ea_compiler.tooling import LOOP_HEADER, FunctionReport, hint_text, loop_breakdown, loop_rows, vector_registers
+from ea_compiler.tooling import LOOP_HEADER, Bottleneck, FunctionReport, hint_text, loop_breakdown, loop_rows, vector_registers
 
-_BOTTLENECK_STYLE = {"memory-bound": "$text-warning", "compute-bound": "$text-success", "mixed": "$text-accent",
-                     "latency-bound": "$text-error", "call-bound": "$text-error"}
+_BOTTLENECK_STYLE = {Bottleneck.MEMORY: "$text-warning", Bottleneck.COMPUTE: "$text-success",
+                     Bottleneck.MIXED: "$text-accent", Bottleneck.LATENCY: "$text-error",
+                     Bottleneck.CALL: "$text-error"}
 
 
 def _loops_label(fr: FunctionReport) -> str:

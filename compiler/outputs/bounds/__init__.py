@@ -26,7 +26,7 @@ from ...typesys import model as T
 from .poly import Extent, Poly
 from .facts import Facts
 
-__all__ = ["Bounds", "Extent", "Poly", "program_bounds"]
+__all__ = ["Bounds", "Extent", "Poly", "export_bounds", "program_bounds"]
 
 
 @dataclass
@@ -42,16 +42,16 @@ class Bounds:
         return {p: e.bare_name for p, e in self.extents.items() if e.bare_name is not None}
 
 
-def program_bounds(program: A.Program, decisions=None) -> dict[str, Bounds]:
-    """The bounds of each exported function of a desugared, checked program,
-    by name. `decisions`: the checker's record of what each call calls
-    (without it, calls are resolved by name). Of a `#[cfg]` pair the first is
-    taken: `build.metadata` passes the items compiled for the target only."""
+def export_bounds(program: A.Program, decisions=None) -> list[tuple[A.Func, Bounds]]:
+    """Each exported function of a desugared, checked program with its
+    bounds, in source order (both functions of a `#[cfg]` pair when the
+    program holds both: each has its own). `decisions`: the checker's record
+    of what each call calls (without it, calls are resolved by name)."""
     from .walk import Walk  # here: bindings read `poly` without loading the analysis
     walk = Walk(program, decisions)
-    out: dict[str, Bounds] = {}
+    out: list[tuple[A.Func, Bounds]] = []
     for f in program.items:
-        if isinstance(f, A.Func) and f.export and f.name not in out:
+        if isinstance(f, A.Func) and f.export:
             found, unchecked = walk.run(f)
             b = Bounds()
             for p in f.params:
@@ -63,7 +63,19 @@ def program_bounds(program: A.Program, decisions=None) -> dict[str, Bounds]:
                     extent = Extent(_dominant(found[p.name]))
                     if extent:
                         b.extents[p.name] = extent
-            out[f.name] = b
+            out.append((f, b))
+    return out
+
+
+def program_bounds(program: A.Program, decisions=None) -> dict[str, Bounds]:
+    """The bounds of each exported function, by name. Which of two same-named
+    exports (a `#[cfg]` pair) is meant is not this module's to decide: pass
+    the items one target compiles (`Analysis.is_live`), or use `export_bounds`."""
+    out: dict[str, Bounds] = {}
+    for f, b in export_bounds(program, decisions):
+        if f.name in out:
+            raise ValueError(f"two exported functions named '{f.name}': pass the items one target compiles")
+        out[f.name] = b
     return out
 
 

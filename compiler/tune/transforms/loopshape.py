@@ -1,6 +1,7 @@
 """Which `while` loops can be unrolled, and what their bodies hold: the
 index and its step, the accumulators (reductions that can be split into
-independent partial results) and the locals declared in the body.
+independent partial results: compiler/check/accumulators.py says which)
+and the locals declared in the body.
 
 The shape (LANGUAGE.md §4): `while I + K <= N { ...; I = I + K }` with `I`
 a mutable integer local, `K` a positive constant, `N` free of side effects
@@ -15,18 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis
+from ...check.accumulators import Accumulator, accumulators
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import NotApplicable
-
-
-@dataclass(frozen=True)
-class Accumulator:
-    name: str
-    kind: str  # "sum", "product", "max", "min", "or", "xor" (fma accumulates a sum)
-    op: str  # the operator that combines two partial results: ".+", "+", "max", ...
-    ty: T.Type
-    assign: A.Assign
 
 
 @dataclass(frozen=True)
@@ -44,7 +37,6 @@ class WhileLoop:
     strict: bool = False  # written `I < N` (step 1): the unrolled loop tests `I + k <= N`
 
 
-_SUM = {"+": "sum", ".+": "sum", "*": "product", ".*": "product", "|": "or", ".|": "or", "^": "xor", ".^": "xor"}
 _PURE = (A.Name, A.IntLit, A.Paren, A.Binary, A.Unary, A.Field)
 
 
@@ -199,7 +191,7 @@ def analyse_while(analysis: Analysis, scope: Scope, w: A.While) -> WhileLoop:
     # Outside the loop, a body local would read the last copy's value, not the last step's.
     declared = [s.name for s in A.statements(work) if isinstance(s, A.Let)]
     lets = body_lets(work, scope.names_outside(declared, w))
-    accs = tuple(_accumulators(analysis, work, index, set(lets)))
+    accs = tuple(accumulators(analysis.decisions, work, exclude={index}))
     hinted = scope.hints.get(id(w))
     start = w.span.start if hinted is None else hinted.span.start
     return WhileLoop(w, index, step, k, bound, last, work, accs, tuple(lets), start, strict)
@@ -249,57 +241,3 @@ def body_lets(work, later) -> list[str]:
     if after:
         raise NotApplicable(f"'{after[0].name}', declared in the loop, is used outside it")
     return lets
-
-
-def _accumulators(analysis: Analysis, work, index: str, lets: set[str]) -> list[Accumulator]:
-    """Variables updated exactly once as `acc = acc OP e` (or `e OP acc`),
-    `acc = max(acc, e)`, `min`, `fma(a, b, acc)`, and read nowhere else in the body."""
-    names = names_in(work)
-    updates: dict[str, list[A.Assign]] = {}
-    for s in A.statements(work):
-        if isinstance(s, A.Assign) and isinstance(s.target, A.Name):
-            updates.setdefault(s.target.name, []).append(s)
-    out = []
-    for name, assigns in updates.items():
-        if name == index or name in lets or len(assigns) != 1:
-            continue
-        s = assigns[0]
-        found = reduction(analysis, s, name)
-        if found is None:
-            continue
-        kind, op = found
-        reads = [n for n in names if n.name == name and n is not s.target]
-        if len(reads) != 1:  # the one read is in the update itself
-            continue
-        out.append(Accumulator(name, kind, op, s.target.ty, s))
-    return sorted(out, key=lambda a: a.assign.span.start)
-
-
-def _intrinsic(analysis: Analysis, call: A.Call, names: tuple[str, ...]) -> bool:
-    intr = analysis.decisions.intrinsic_of(call)
-    return intr is not None and intr.name in names
-
-
-def reduction(analysis: Analysis, s: A.Assign, name: str) -> tuple[str, str] | None:
-    v = A.unparen(s.value)
-    ty = s.target.ty
-    if not isinstance(ty, (T.Scalar, T.Vector)) or not (ty.spelled if isinstance(ty, T.Vector) else ty.is_numeric):
-        return None
-    if isinstance(v, A.Binary) and v.op in _SUM and (_is_name(v.left, name) or _is_name(v.right, name)):
-        vector = isinstance(ty, T.Vector)
-        if v.op.startswith(".") != vector:
-            return None
-        if _SUM[v.op] in ("or", "xor") and not _integer(ty):
-            return None
-        return _SUM[v.op], v.op
-    if isinstance(v, A.Call) and _intrinsic(analysis, v, ("max", "min")) and len(v.args) == 2 \
-            and any(_is_name(x, name) for x in v.args):
-        return v.name, v.name
-    if isinstance(v, A.Call) and _intrinsic(analysis, v, ("fma",)) and len(v.args) == 3 and _is_name(v.args[2], name):
-        return "sum", ".+" if isinstance(ty, T.Vector) else "+"
-    return None
-
-
-def _integer(ty) -> bool:
-    elem = ty.elem if isinstance(ty, T.Vector) else ty
-    return elem.is_integer

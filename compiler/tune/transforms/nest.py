@@ -29,10 +29,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis
+from ...check.accumulators import reduction
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import NotApplicable
-from .loopshape import Scope, const_value, is_pure, names_in, reduction
+from .loopshape import Scope, const_value, is_pure, names_in
 
 SHAPE = ("the loop body is not `let mut s = ...; let mut k = ...; while k < n { s = s + ...; k = k + 1 }; "
          "x[...] = s; j = j + 1`")
@@ -79,7 +80,7 @@ def analyse_nest(analysis: Analysis, scope: Scope, w: A.While) -> Nest:
         raise NotApplicable(f"the inner loop does more than add to '{s}'")
     update = inner.body.stmts[0]
     if not (isinstance(update, A.Assign) and isinstance(update.target, A.Name) and update.target.name == s
-            and isinstance(update.target.ty, T.Scalar) and reduction(analysis, update, s) == ("sum", "+")):
+            and isinstance(update.target.ty, T.Scalar) and reduction(analysis.decisions, update, s) == ("sum", "+")):
         raise NotApplicable(f"the inner loop does not only add to '{s}' (`{s} = {s} + ...`)")
     store = body[3]
     target, value = store.target, A.unparen(store.value)

@@ -11,6 +11,7 @@ never faults, so running ahead of the end of an array is harmless."""
 from __future__ import annotations
 
 from ...analysis import Analysis
+from ...inspect.model import Bottleneck
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import loopscan as L
@@ -19,7 +20,7 @@ from .text import first_on_line, in_file_style, line_start, next_line, text_of
 
 NAME = "prefetch"
 # `memory-heavy` is the hint inspect gives a loop with more memory than compute operations.
-HINTS = ("memory-bound", "memory-heavy")
+HINTS = (Bottleneck.MEMORY, "memory-heavy")
 DISTANCES = (256, 512, 1024, 2048)
 
 
