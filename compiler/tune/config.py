@@ -16,7 +16,7 @@ from ..options import Options
 
 SPACES = ("params", "transforms", "agent")
 STRATEGIES = ("auto", "exhaustive", "random", "local")
-DEFAULT_TRANSFORMS = ("interchange", "widen", "fma", "unroll", "prefetch", "stream_store")
+DEFAULT_TRANSFORMS = ("tile", "vectorise", "interchange", "widen", "fma", "unroll", "prefetch", "stream_store")
 _TUNE_KEYS = {"params", "constraints", "transforms", "propose_timeout"}
 
 
