@@ -40,6 +40,9 @@ def _choice_text(transform: str, value) -> str:
         return f"to {value}-bit"
     if transform == "stream_store":
         return f"for {value}"
+    if transform == "vectorise_sum":
+        width, u, fused = value
+        return f"{u}×{width}" + (" fma" if fused else "")
     if transform in ("tile", "vectorise"):
         mr, nr, width, fused = value
         shape = f"{mr}×{nr}×{width}" if transform == "tile" else f"×{width}"
