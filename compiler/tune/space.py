@@ -34,8 +34,8 @@ class Knob:
 def _choice_text(transform: str, value) -> str:
     if transform == "unroll":
         return f"×{value}"
-    if transform == "prefetch":
-        return f"{value} B"
+    if transform in ("prefetch", "prefetch_change"):
+        return "removed" if value == "remove" else f"{value} B"
     if transform == "widen":
         return f"to {value}-bit"
     if transform == "stream_store":

@@ -143,7 +143,8 @@ def test_explain_gives_each_transformation_with_a_reason_as_data():
     rows = explain(analyze(NAIVE, "k.ea"))["matmul"]
     by = {r.transform: r for r in rows}
     assert [r.transform for r in rows] == ["restrict", "tile", "vectorise", "interchange", "vectorise_sum", "widen",
-                                           "fma", "unroll", "prefetch", "stream_store", "fast_reduce"]
+                                           "fma", "unroll", "prefetch", "prefetch_change", "stream_store",
+                                           "fast_reduce"]
     assert by["tile"] == Reason("tile", False, WHY_ALIAS, 5)
     assert by["interchange"] == Reason("interchange", False, WHY_ALIAS, 7)
     assert by["vectorise_sum"].reason == ("line 5: the sum loop is not a step-1 loop `while i < n { ...; i = i + 1 }`"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from . import kernels
+from . import kernels, unroll_for
 from .base import Edit, NotApplicable, Site, functions
 from .copies import copy_subs, times
 from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of, scope_of
@@ -66,6 +66,14 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
             accs = tuple(a.name for a in lp.accumulators)
             found.append((w.span.start, dict(line=w.span.line, start=w.span.start, end=w.span.end,
                                              hint="one-accumulator" if accs else None, accumulators=accs)))
+        for f in unroll_for.for_loops(item):
+            try:
+                _, accs = unroll_for.analyse_for(analysis, scope, f)
+            except NotApplicable:
+                continue
+            names = tuple(a.name for a in accs)
+            found.append((f.span.start, dict(line=f.span.line, start=f.span.start, end=f.span.end,
+                                             hint="one-accumulator" if names else None, accumulators=names)))
         for index, (_, fields) in enumerate(sorted(found, key=lambda f: f[0])):
             out.append(LoopSite(NAME, item.name, index, choices=CHOICES, **fields))
     return out
@@ -87,6 +95,9 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if isinstance(item, A.Kernel) and item.span.start == site.start:
         return kernels.unroll_kernel(analysis, item, choice)
     w = next((w for w in loops_of(item) if w.span.start == site.start), None)
+    f = next((f for f in unroll_for.for_loops(item) if f.span.start == site.start), None)
+    if f is not None:
+        return unroll_for.unroll_for(analysis, scope_of(item), f, choice)
     if w is None:
         raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
     return [_unroll_while(analysis, item, analyse_while(analysis, scope_of(item), w), choice)]
