@@ -52,9 +52,29 @@ def analyse_for(analysis: Analysis, scope, f: A.For) -> tuple[list[str], list]:
         raise NotApplicable("the loop is not written one statement per line")
     if id(f) in scope.hints:
         raise NotApplicable("the loop carries an `unroll(N)` hint")
+    _not_a_remainder(analysis, scope, f)
     declared = [s.name for s in A.statements(work) if isinstance(s, A.Let)]
     lets = body_lets(work, scope.names_outside(declared, f))
     return lets, _accumulators(analysis, work, f.var, set(lets))
+
+
+def _not_a_remainder(analysis: Analysis, scope, f: A.For) -> None:
+    """NotApplicable when `for i in j..N` finishes what an earlier loop advancing `j` to the
+    same bound N left (fewer iterations than that loop's step)."""
+    start = A.unparen(f.start)
+    if not isinstance(start, A.Name):
+        return
+    data = analysis.source.data
+    bound = data[f.end.span.start:f.end.span.end]
+    siblings = scope.block_of(f)
+    for s in reversed(siblings[:next(n for n, x in enumerate(siblings) if x is f)]):
+        loop = s.loop if isinstance(s, A.Unroll) else s
+        if isinstance(loop, A.While) and start.name in assigned_in(loop.body.stmts):
+            cond = A.unparen(loop.cond)
+            if isinstance(cond, A.Binary) and data[cond.right.span.start:cond.right.span.end] == bound:
+                raise NotApplicable(f"the loop runs what the loop at line {loop.span.line} leaves "
+                                    "(fewer iterations than its step)")
+            return
 
 
 def unroll_for(analysis: Analysis, scope, f: A.For, k: int) -> list[Edit]:

@@ -26,7 +26,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import Edit, NotApplicable, Site, functions
-from .loopshape import loops_of, names_in, reduction
+from .loopshape import _not_a_remainder, loops_of, names_in, reduction, scope_of
 from .nest import _step_one
 from .text import fresh, identifiers, in_file_style, indent_at, line_start
 from .tile import registers
@@ -34,7 +34,7 @@ from .tile_emit import VectorText
 from .tile_shape import check_vectorisable
 
 NAME = "vectorise_sum"
-HINTS = ("one-accumulator",)
+HINTS = ()
 NOTE = "reorders the sum (lanes, then their total): kept only within the suite's float tolerance"
 
 
@@ -51,8 +51,9 @@ class SumLoop:
     fusable: bool
 
 
-def analyse_sum(analysis: Analysis, w: A.While) -> SumLoop:
+def analyse_sum(analysis: Analysis, scope, w: A.While) -> SumLoop:
     i, bound, advance = _step_one(analysis, w, "sum")
+    _not_a_remainder(analysis, scope, w, i, bound)
     if len(w.body.stmts) != 2:
         raise NotApplicable("the loop body is not `s = s + ...; i = i + 1`")
     update = w.body.stmts[0]
@@ -86,26 +87,27 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
     count, bits = registers(analysis.options)
     for item in functions(analysis, function):
         index = 0
+        scope = scope_of(item)
         for w in loops_of(item):
             try:
-                lp = analyse_sum(analysis, w)
+                lp = analyse_sum(analysis, scope, w)
                 indent_at(analysis.source.data, w.span.start)
             except NotApplicable:
                 continue
             width = bits // lp.elem.bits
             fused = (False, True) if lp.fusable else (False,)
             choices = tuple((width, u, f) for u in (1, 2, 4) for f in fused)
-            out.append(Site(NAME, item.name, index, w.span.line, w.span.start, w.span.end, choices,
-                            "one-accumulator", NOTE))
+            out.append(Site(NAME, item.name, index, w.span.line, w.span.start, w.span.end, choices, None, NOTE))
             index += 1
     return out
 
 
 def why_not(analysis: Analysis, item) -> str:
     reasons = []
+    scope = scope_of(item)
     for w in loops_of(item):
         try:
-            analyse_sum(analysis, w)
+            analyse_sum(analysis, scope, w)
         except NotApplicable as err:
             reasons.append(f"line {w.span.line}: {err}")
     return "; ".join(reasons[:2]) or "no `while` loop"
@@ -122,7 +124,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     for item in functions(analysis, site.function):
         w = next((w for w in loops_of(item) if w.span.start == site.start), None)
         if w is not None:
-            return [_edit(analysis, analyse_sum(analysis, w), *choice)]
+            return [_edit(analysis, analyse_sum(analysis, scope_of(item), w), *choice)]
     raise NotApplicable(f"no sum loop at line {site.line} of '{site.function}'")
 
 
