@@ -21,7 +21,7 @@ from __future__ import annotations
 from ...analysis import Analysis
 from ...syntax import ast as A
 from .base import Edit, NotApplicable
-from .copies import copy_subs
+from .copies import combine, copy_subs, start_value
 from .loopshape import _accumulators, assigned_in, body_lets, is_pure, names_in
 from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
                    line_start, next_line, parents, text_of)
@@ -78,7 +78,6 @@ def _not_a_remainder(analysis: Analysis, scope, f: A.For) -> None:
 
 
 def unroll_for(analysis: Analysis, scope, f: A.For, k: int) -> list[Edit]:
-    from .unroll import _combine, _start_value
     lets, accs = analyse_for(analysis, scope, f)
     data = analysis.source.data
     ind = indent_at(data, f.span.start)
@@ -90,7 +89,7 @@ def unroll_for(analysis: Analysis, scope, f: A.For, k: int) -> list[Edit]:
     fresh_lets = {n: [n] + [fresh(n, j, taken) for j in range(1, k)] for n in lets}
     i, step, bound = f.var, f.step, text_of(analysis, f.end)
     lines = [f"{ind}let mut {i}: i32 = {text_of(analysis, f.start)}\n"]
-    lines += [f"{ind}let mut {names[a.name][j]}: {a.ty} = {_start_value(a)}\n" for a in accs for j in range(1, k)]
+    lines += [f"{ind}let mut {names[a.name][j]}: {a.ty} = {start_value(a)}\n" for a in accs for j in range(1, k)]
     lines.append(f"{ind}while {i} + {(k - 1) * step} < {bound} {{\n")
     lines.append(data[start:end].decode())
     up = parents(list(work))
@@ -100,6 +99,6 @@ def unroll_for(analysis: Analysis, scope, f: A.For, k: int) -> list[Edit]:
         subs += [(s, e, "") for s, e in comment_spans(analysis, start, end)]
         lines.append(copy_range(data, start, end, subs, drop_blank=True))
     lines += [f"{inner}{i} = {i} + {k * step}\n", f"{ind}}}\n"]
-    lines += [f"{ind}{a.name} = {_combine(a, names[a.name])}\n" for a in accs]
+    lines += [f"{ind}{a.name} = {combine(a, names[a.name])}\n" for a in accs]
     at = line_start(data, f.span.start)
     return [Edit(at, at, in_file_style(data, "".join(lines))), Edit(f.start.span.start, f.start.span.end, i)]
