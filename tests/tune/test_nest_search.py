@@ -169,3 +169,44 @@ def test_explain_on_the_command_line(tmp_path):
     bad.write_text("export func f( {\n")
     out = subprocess.run([EA, "tune", "--explain", str(bad)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and out.stderr.startswith(f"{bad}:1:") and "Traceback" not in out.stderr
+
+
+# ---- through the engine: every tile verified at the suite's sizes and the edge lengths -------
+
+SMALL_SUITE = """\
+[tune]
+transforms = ["tile"]
+
+[[bench]]
+function = "matmul"
+sizes = [16, 37]
+bytes_per_element = 1
+reference = "(a.reshape(n, n) @ b.reshape(n, n)).ravel()"
+check = "c"
+rtol = 1e-4
+[bench.args]
+a = { dtype = "float32", dist = "uniform", low = 0, high = 1, length = "n * n" }
+b = { dtype = "float32", dist = "uniform", low = 0, high = 1, length = "n * n" }
+c = { dtype = "float32", dist = "zeros", length = "n * n" }
+n = "n"
+"""
+
+
+def test_ea_tune_verifies_tiles_of_the_naive_matmul_and_needs_assume_noalias(tmp_path):
+    import json
+    kernel = tmp_path / "mm.ea"
+    kernel.write_text(NAIVE)
+    (tmp_path / "mm.bench.toml").write_text(SMALL_SUITE)
+    run = lambda *extra: subprocess.run([EA, "tune", str(kernel), "--quick", "--json", "--strategy=exhaustive",  # noqa: E731
+                                         "--budget=3", *extra], capture_output=True, text=True, timeout=900)
+    out = run()
+    assert out.returncode == 0, out.stderr
+    assert "matmul: nothing to tune (no params it uses, no transformation applies)" in out.stderr
+    out = run("--assume-noalias")
+    assert out.returncode == 0, out.stderr
+    history = json.loads(out.stdout)["history"]
+    # the loop-nest knob first (one change at a time), restrict brought along
+    assert [h["label"] for h in history[:2]] == ["tile matmul#0 1×1×8 (with restrict)",
+                                                 "tile matmul#0 1×1×8 fma (with restrict)"]
+    # verified at 16, 37 and the edge lengths (guarded arrays): none wrong, none crashed
+    assert all(h["outcome"] not in ("wrong", "crashed", "compile-error") for h in history), history
