@@ -124,6 +124,13 @@ def test_sums_that_cannot_be_vectorised_say_why(old, new, reason):
     assert why.startswith(reason), why
 
 
+def test_a_sum_over_fewer_elements_than_a_vector_is_left_alone():
+    conv = (NEST / "conv3_naive.ea").read_text()
+    assert sites(conv, "vectorise_sum") == []
+    rows = {r.transform: r for r in explain(analyze(conv, "k.ea"))["conv3"]}
+    assert rows["vectorise_sum"].reason.endswith("line 12: the loop runs 3 times, fewer than a vector's lanes")
+
+
 def test_fast_reduce_leaves_integer_reductions_alone():
     src = "export func f(x: *i32) -> i32 {\n    let v: i32x8 = load(x, 0)\n    return reduce_add(v)\n}\n"
     assert sites(src, "fast_reduce") == []

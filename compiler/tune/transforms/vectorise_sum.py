@@ -26,7 +26,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import Edit, NotApplicable, Site, functions
-from .loopshape import _not_a_remainder, loops_of, names_in, reduction, scope_of
+from .loopshape import _not_a_remainder, const_value, loops_of, names_in, reduction, scope_of
 from .nest import _step_one
 from .text import fresh, identifiers, in_file_style, indent_at, line_start
 from .tile import registers
@@ -96,7 +96,10 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
                 continue
             width = bits // lp.elem.bits
             fused = (False, True) if lp.fusable else (False,)
-            choices = tuple((width, u, f) for u in (1, 2, 4) for f in fused)
+            trips = const_value(analysis, lp.bound)
+            if trips is not None and trips < width:
+                continue  # `while k < 3`: no whole vector ever
+            choices = tuple((width, u, f) for u in (1, 2, 4) if trips is None or trips >= u * width for f in fused)
             out.append(Site(NAME, item.name, index, w.span.line, w.span.start, w.span.end, choices, None, NOTE))
             index += 1
     return out
@@ -107,10 +110,13 @@ def why_not(analysis: Analysis, item) -> str:
     scope = scope_of(item)
     for w in loops_of(item):
         try:
-            analyse_sum(analysis, scope, w)
+            lp = analyse_sum(analysis, scope, w)
         except NotApplicable as err:
             reasons.append(f"line {w.span.line}: {err}")
-    return "; ".join(reasons[:2]) or "no `while` loop"
+            continue
+        trips = const_value(analysis, lp.bound)
+        reasons.append(f"line {w.span.line}: the loop runs {trips} times, fewer than a vector's lanes")
+    return "; ".join(reasons[:4]) or "no `while` loop"
 
 
 def title(site: Site, choice) -> str:
