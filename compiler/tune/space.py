@@ -43,9 +43,9 @@ def _choice_text(transform: str, value) -> str:
     if transform == "vectorise_sum":
         width, u, fused = value
         return f"{u}×{width}" + (" fma" if fused else "")
-    if transform in ("tile", "vectorise"):
+    if transform in ("tile", "panels", "vectorise"):
         mr, nr, width, fused = value
-        shape = f"{mr}×{nr}×{width}" if transform == "tile" else f"×{width}"
+        shape = f"×{width}" if transform == "vectorise" else f"{mr}×{nr}×{width}"
         return shape + (" fma" if fused else "")
     return str(value)
 

@@ -223,3 +223,42 @@ def test_a_choice_not_offered_is_refused():
     with pytest.raises(NotApplicable, match=r"tile \(8, 8, 8, False\) is not one of this site's choices"):
         apply(a, site, (8, 8, 8, False))
     assert "tile" in MODULES and "vectorise" in MODULES
+
+
+# ---- panels: the cache-blocked order -----------------------------------------------------
+
+def test_panels_put_the_column_blocks_outside_the_row_tiles():
+    [site] = sites(RESTRICTED, "panels")
+    assert site.choices == ((4, 2, 8, False), (4, 2, 8, True), (6, 2, 8, False), (6, 2, 8, True),
+                            (4, 3, 8, False), (4, 3, 8, True))
+    rw = rewrite(RESTRICTED, "panels", "matmul", (6, 2, 8, True))
+    assert rw.title == "Cache-block: panels of 16 columns, register tiles 6×2 with fma"
+    assert """\
+    let mut i: i32 = 0
+    let i_0: i32 = i
+    while i + 6 <= n {
+        i = i + 6
+    }
+    let i_6: i32 = i
+    let mut j: i32 = 0
+    while j + 16 <= n {
+        let mut i_1: i32 = i_0
+        while i_1 < i_6 {
+""" in rw.text
+    assert "                let a_5: f32x8 = splat(a[(i_1 + 5) * n + k])\n" in rw.text
+    assert "            store(c, (i_1 + 5) * n + j + 8, sum_5_1)\n            i_1 = i_1 + 6\n" in rw.text
+
+
+@pytest.mark.parametrize("choice", [(4, 2, 8, False), (6, 2, 8, False)])
+def test_panels_give_equal_results_bit_for_bit(tmp_path, choice):
+    k0, k1 = load_pair(tmp_path, RECT, rewrite(RECT, "panels", "mm", choice).text)
+    for m, q, p in EDGES + ((0, 4, 40), (4, 3, 0), (11, 5, 33)):
+        assert np.array_equal(_run_rect(k0, m, q, p), _run_rect(k1, m, q, p), equal_nan=True), (m, q, p)
+
+
+def test_panels_refuse_a_column_index_read_after_the_nest():
+    src = RECT.replace("        let mut j: i32 = 0\n", "        j = 0\n").replace(
+        "    let mut i: i32 = 0\n", "    let mut i: i32 = 0\n    let mut j: i32 = 0\n").replace(
+        "        i = i + 1\n    }\n", "        i = i + 1\n    }\n    c[0] = to_f32(j)\n")
+    assert analyze(src, "t.ea").ok
+    assert sites(src, "tile") and not sites(src, "panels")

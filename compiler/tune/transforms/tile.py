@@ -131,16 +131,11 @@ def tile_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fuse
     first = w.body.stmts[0].span.start
     written = data[line_start(data, first):first].decode()
     step = written[len(ind):] if written.startswith(ind) and not written[len(ind):].strip() else "    "
-    l1, l2, l3 = ind + step, ind + 2 * step, ind + 3 * step
+    l1, l2 = ind + step, ind + 2 * step
     taken = identifiers(analysis)
-    i, j, s = tile.i, nest.j, nest.acc.name
+    i, j = tile.i, nest.j
     src = lambda node: data[node.span.start:node.span.end].decode()  # noqa: E731
     block = nr * width
-    pre = VectorText(analysis, i, j, nest.acc_read, tile.elem.name, width, taken)
-    body = VectorText(analysis, i, j, nest.acc_read, tile.elem.name, width, taken)
-    accs = {(r, q): fresh(f"{s}_{r}", q, taken) for r in range(mr) for q in range(nr)}
-    inits = {key: pre.vec(nest.acc.value, *key) for key in accs}
-    updates = {key: _update(body, nest, tile, accs[key], *key, fused) for key in accs}
     lines = []
     if mr == 1:
         lines += [f"{ind}{data[a:b].decode().strip()}\n" for a, b in comment_spans(analysis, w.span.start, w.span.end)
@@ -148,14 +143,7 @@ def tile_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fuse
     cond = f"{i} + {mr} <= {src(tile.rows_bound)}" if mr > 1 else src(w.cond)
     lines += [f"{ind}while {cond} {{\n", f"{l1}{src(tile.j_start)}\n",
               f"{l1}while {j} + {block} <= {src(nest.outer_bound)} {{\n"]
-    lines += [f"{l2}{let}\n" for let in pre.lets]
-    lines += [f"{l2}let mut {accs[key]}: {pre.vt} = {inits[key]}\n" for key in accs]
-    lines += [f"{l2}{src(nest.counter)}\n", f"{l2}while {src(nest.inner.cond)} {{\n"]
-    lines += [f"{l3}{let}\n" for let in body.lets]
-    lines += [f"{l3}{accs[key]} = {updates[key]}\n" for key in accs]
-    lines += [f"{l3}{src(nest.k_advance)}\n", f"{l2}}}\n"]
-    x = nest.store.target
-    lines += [f"{l2}store({x.base.name}, {pre.scalar(x.index, r, q)}, {accs[(r, q)]})\n" for r, q in accs]
+    lines += tile_body(analysis, tile, mr, nr, width, fused, taken, l2, step)
     lines += [f"{l2}{j} = {j} + {block}\n", f"{l1}}}\n"]
     loop_text = data[line_start(data, jw.span.start):jw.span.end].decode()
     if mr == 1:
@@ -173,6 +161,31 @@ def tile_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fuse
     if mr > 1:
         lines.append(f"\n{data[line_start(data, w.span.start):w.span.end].decode()}")
     return Edit(line_start(data, w.span.start), w.span.end, in_file_style(data, "".join(lines)))
+
+
+def tile_body(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, taken: set[str],
+              indent: str, step: str, row: str | None = None) -> list[str]:
+    """The lines of one register tile at `indent`: its sums started, the k loop, the stores
+    (`i` read as `row` when given)."""
+    data = analysis.source.data
+    nest = tile.nest
+    i, j, s = tile.i, nest.j, nest.acc.name
+    src = lambda node: data[node.span.start:node.span.end].decode()  # noqa: E731
+    pre = VectorText(analysis, i, j, nest.acc_read, tile.elem.name, width, taken, row)
+    body = VectorText(analysis, i, j, nest.acc_read, tile.elem.name, width, taken, row)
+    accs = {(r, q): fresh(f"{s}_{r}", q, taken) for r in range(mr) for q in range(nr)}
+    inits = {key: pre.vec(nest.acc.value, *key) for key in accs}
+    updates = {key: _update(body, nest, tile, accs[key], *key, fused) for key in accs}
+    inner = indent + step
+    lines = [f"{indent}{let}\n" for let in pre.lets]
+    lines += [f"{indent}let mut {accs[key]}: {pre.vt} = {inits[key]}\n" for key in accs]
+    lines += [f"{indent}{src(nest.counter)}\n", f"{indent}while {src(nest.inner.cond)} {{\n"]
+    lines += [f"{inner}{let}\n" for let in body.lets]
+    lines += [f"{inner}{accs[key]} = {updates[key]}\n" for key in accs]
+    lines += [f"{inner}{src(nest.k_advance)}\n", f"{indent}}}\n"]
+    x = nest.store.target
+    lines += [f"{indent}store({x.base.name}, {pre.scalar(x.index, r, q)}, {accs[(r, q)]})\n" for r, q in accs]
+    return lines
 
 
 def _update(vt: VectorText, nest, tile: Tile, acc: str, r: int, q: int, fused: bool) -> str:

@@ -13,9 +13,11 @@ from .text import copy_range, fresh
 
 
 class VectorText:
-    def __init__(self, analysis: Analysis, i: str, j: str, acc_read, elem: str, width: int, taken: set[str]):
+    def __init__(self, analysis: Analysis, i: str, j: str, acc_read, elem: str, width: int, taken: set[str],
+                 row: str | None = None):
         self.data = analysis.source.data
         self.i, self.j, self.acc_read = i, j, acc_read
+        self.row = row or i  # what `i` is read as (a row counter of its own in `tile_panels.py`)
         self.width = width
         self.vt = f"{elem}x{width}"
         self.taken = taken
@@ -26,8 +28,8 @@ class VectorText:
         """The node's text for row r (and column block q): `i` read as `(i + r)`, `j` as `j + q*W`."""
         subs = []
         for n in names_in([node]):
-            if n.name == self.i and r:
-                subs.append((n.span.start, n.span.end, f"({self.i} + {r})"))
+            if n.name == self.i and (r or self.row != self.i):
+                subs.append((n.span.start, n.span.end, f"({self.row} + {r})" if r else self.row))
             elif n.name == self.j and q:
                 subs.append((n.span.start, n.span.end, f"{self.j} + {q * self.width}"))
         return copy_range(self.data, node.span.start, node.span.end, subs)
