@@ -69,6 +69,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp_bench.py
 	$(BIN)/python bench/lsp_soak.py
 	$(BIN)/python bench/tune_bench.py
+	$(BIN)/python bench/tune_nest_bench.py
 	$(BIN)/python bench/perf_guard.py
 
 bench-baseline: $(STAMP)
