@@ -119,7 +119,10 @@ def build_space(analysis: Analysis, function: str, params: dict[str, list], curr
                 knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site))
                 # `restrict` combines with everything: the other sites are found where the
                 # pointers are restrict, and one that exists only there needs it.
-                restricted = T.apply(analysis, site, True).analysis
+                try:
+                    restricted = T.apply(analysis, site, True).analysis
+                except T.NotApplicable:
+                    restricted = None  # a call passes one array twice: the knob says so when tried
         for site in (T.find_sites(restricted, function, only=[t for t in transforms if t != "restrict"])
                      if restricted is not None else [s for s in found if s.transform != "restrict"]):
             knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site,

@@ -217,3 +217,13 @@ def test_ea_tune_verifies_tiles_of_the_naive_matmul_and_needs_assume_noalias(tmp
                                                  "tile matmul#0 1×1×8 fma (with restrict)"]
     # verified at 16, 37 and the edge lengths (guarded arrays): none wrong, none crashed
     assert all(h["outcome"] not in ("wrong", "crashed", "compile-error") for h in history), history
+
+
+def test_a_file_that_passes_one_array_twice_keeps_the_nest_transformations_out():
+    src = NAIVE + "\nexport func square(x: *f32, y: *mut f32, n: i32) {\n    matmul(x, x, y, n)\n}\n"
+    a = analyze(src, "k.ea")
+    assert a.ok, a.errors
+    space = build_space(a, "matmul", {}, {}, [], ("restrict", "tile", "unroll"))
+    assert [k.name for k in space.knobs] == ["restrict:matmul:0", "unroll:matmul:0"] and space.restricted is None
+    with pytest.raises(NotApplicable, match="the call at line 22 passes x as two of matmul's pointers"):
+        render(a, space, (True, None))
