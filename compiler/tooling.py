@@ -43,6 +43,8 @@ from .typesys.model import SCALARS, Pointer, Struct
 from .typesys.vectors import VECTORS
 from .tune import (Attempt, Outcome, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path, tune,
                    tune_targets, unified_diff, write_result)
+from .tune.explain import Reason as TuneReason
+from .tune.explain import explain as explain_transforms
 from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
 from .tune.transforms import apply as apply_transform
 from .tune.transforms import locate as locate_site
@@ -99,8 +101,8 @@ __all__ = [
     "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
     # ea tune: the engine, and the transformations (code actions)
     "Attempt", "NotApplicable", "Outcome", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
-    "TuneResult", "apply_transform", "find_sites", "locate_site", "transform_title", "tune", "tune_targets",
-    "write_result", "backup_path", "unified_diff",
+    "TuneResult", "TuneReason", "apply_transform", "explain_transforms", "find_sites", "locate_site",
+    "transform_title", "tune", "tune_targets", "write_result", "backup_path", "unified_diff",
     # helpers
     "gc_paused",
 ]

@@ -32,6 +32,7 @@ class ClientFeatures:
     inlay_refresh: bool = False
     work_done_progress: bool = False  # server-initiated $/progress (window/workDoneProgress/create)
     resolve_action_edit: bool = False  # codeAction/resolve fills in `edit` (and `data` comes back)
+    disabled_actions: bool = False  # shows a code action's `disabled.reason`
 
     @classmethod
     def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> "ClientFeatures":
@@ -50,4 +51,5 @@ class ClientFeatures:
             work_done_progress=bool(_get(caps, "window.work_done_progress")),
             resolve_action_edit="edit" in (_get(caps, "text_document.code_action.resolve_support.properties") or [])
             and bool(_get(caps, "text_document.code_action.data_support")),
+            disabled_actions=bool(_get(caps, "text_document.code_action.disabled_support")),
         )

@@ -12,7 +12,8 @@ from rich.text import Text
 from textual.content import Content
 
 from ea_compiler import Options
-from ea_compiler.tooling import Attempt, Outcome, TuneConfig, TuneEvent, TuneResult, backup_path, fmt_us, unified_diff
+from ea_compiler.tooling import (Attempt, Outcome, TuneConfig, TuneEvent, TuneReason, TuneResult, backup_path, fmt_us,
+                                 unified_diff)
 
 COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
 SPACES = ("params", "transforms", "agent")
@@ -144,3 +145,23 @@ def make_config(kernel: Path, function: str, spaces: list[str], strategy: str, b
                       budget=_number(budget, "The budget", int), time_s=_number(time_s, "The time bound", float),
                       propose_cmd=(propose_cmd.strip() or None) if "agent" in spaces else None, quick=quick,
                       options=options)
+
+
+NEST = ("tile", "vectorise", "interchange", "vectorise_sum")
+
+
+def nest_line(reasons: dict[str, list[TuneReason]]) -> str | None:
+    """What the loop-nest transformations can do for the tuned functions, one line: those that
+    apply, and the ones only aliasing keeps out (with --assume-noalias's hint); None when there
+    is nothing to say (no nest in sight)."""
+    parts = []
+    for function, rows in reasons.items():
+        nest = [r for r in rows if r.transform in NEST]
+        applies = [f"{r.transform} (line {r.line})" for r in nest if r.applies]
+        aliased = [r for r in nest if not r.applies and "may alias" in r.reason]
+        if applies:
+            parts.append(f"{function}: {', '.join(applies)} apply")
+        if aliased:
+            names = ", ".join(r.transform for r in aliased)
+            parts.append(f"{function}: {names} would apply but {aliased[0].reason}")
+    return "Loop nests: " + "; ".join(parts) if parts else None

@@ -31,6 +31,8 @@ largest size beyond the noise. The best is written to <stem>.tuned.ea (or in pla
                         predicted-fastest half (compiler/tune/predicted_order.py)
   --apply               rewrite the kernel in place (the original is kept as <stem>.ea.orig)
   --json                print the result JSON instead of the table
+  --explain             list per function which transformations apply, and why the others do not
+                        (nothing is measured; with --assume-noalias, as the search would see it)
   --no-diff             do not print the diff
   target options as for `ea`: --target CPU --avx512 --opt-level N ...
   -h, --help            this help
@@ -48,10 +50,13 @@ def run_tune(args: list[str]) -> int:
         sys.stderr.write(USAGE)
         return 0 if args else 1
     from ..tune import TuneError
+    explain = "--explain" in args
     try:
-        cfg, apply, as_json, show_diff = _parse(args)
+        cfg, apply, as_json, show_diff = _parse([a for a in args if a != "--explain"])
     except TuneError as err:
         raise UsageError(str(err)) from None
+    if explain:
+        return _explain(cfg)
     from .tune_view import run
     return run(cfg, apply=apply, as_json=as_json, show_diff=show_diff)
 
@@ -106,3 +111,20 @@ def _parse(args: list[str]):
         spaces = ("params", "transforms") + (("agent",) if kw.get("propose_cmd") else ())
     kw["functions"] = kw["functions"] or None
     return TuneConfig(kernel=kernel, spaces=spaces, **kw), apply, as_json, show_diff
+
+
+def _explain(cfg) -> int:
+    from ..analysis import analyze
+    from ..tune.explain import explain_text
+    try:
+        text = cfg.kernel.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        sys.stderr.write(f"error: cannot read {cfg.kernel}: {err}\n")
+        return 1
+    analysis = analyze(text, str(cfg.kernel), cfg.options)
+    if not analysis.ok:
+        first = analysis.errors[0]
+        sys.stderr.write(f"{cfg.kernel}:{first.span.line}:{first.span.col}: error: {first.message}\n")
+        return 1
+    sys.stdout.write(explain_text(analysis, cfg.assume_noalias))
+    return 0

@@ -16,7 +16,8 @@ from ..options import Options
 
 SPACES = ("params", "transforms", "agent")
 STRATEGIES = ("auto", "exhaustive", "random", "local")
-DEFAULT_TRANSFORMS = ("interchange", "widen", "fma", "unroll", "prefetch", "stream_store")
+DEFAULT_TRANSFORMS = ("tile", "panels", "vectorise", "interchange", "vectorise_sum", "widen", "fma", "unroll", "prefetch",
+                      "prefetch_change", "stream_store", "fast_reduce")
 _TUNE_KEYS = {"params", "constraints", "transforms", "propose_timeout"}
 
 

@@ -229,6 +229,17 @@ class _Run:
 
     # -- searching ----------------------------------------------------------------------
     def _search_function(self, fn: str) -> None:
+        """Rounds: a space built on the best so far, searched; when the round accepted something,
+        the next round's space is built on that new best, so its transformations apply to the
+        result of the earlier ones (a sequence: restrict, then tile, then unroll of the tile's loop)."""
+        while True:
+            accepted = self.accepted
+            self._search_round(fn)
+            if self.accepted == accepted or self._stop():
+                return
+            self.tell("message", f"{fn}: searching again from the new best")
+
+    def _search_round(self, fn: str) -> None:
         benches = [b for b in self.benches if self._function_of(b) == fn]
         spaces = self.cfg.spaces
         transforms = self._transforms() if "transforms" in spaces else None

@@ -21,24 +21,32 @@ class Knob:
     kind: str  # "param" or "transform"
     values: tuple  # values[0] is the original: the const's value, or None (not applied)
     site: T.Site | None = None
+    needs_noalias: bool = False  # the site exists only once the pointers are `restrict` (--assume-noalias)
 
     def label(self, value) -> str:
         if self.kind == "param":
             return f"{self.name}={value}"
         s = self.site
         suffix = "" if value is True else f" {_choice_text(s.transform, value)}"
-        return f"{s.transform} {s.function}#{s.index}{suffix}"
+        return f"{s.transform} {s.function}#{s.index}{suffix}{' (with restrict)' if self.needs_noalias else ''}"
 
 
 def _choice_text(transform: str, value) -> str:
     if transform == "unroll":
         return f"×{value}"
-    if transform == "prefetch":
-        return f"{value} B"
+    if transform in ("prefetch", "prefetch_change"):
+        return "removed" if value == "remove" else f"{value} B"
     if transform == "widen":
         return f"to {value}-bit"
     if transform == "stream_store":
         return f"for {value}"
+    if transform == "vectorise_sum":
+        width, u, fused = value
+        return f"{u}×{width}" + (" fma" if fused else "")
+    if transform in ("tile", "panels", "vectorise"):
+        mr, nr, width, fused = value
+        shape = f"×{width}" if transform == "vectorise" else f"{mr}×{nr}×{width}"
+        return shape + (" fma" if fused else "")
     return str(value)
 
 
@@ -49,6 +57,9 @@ class Space:
     fixed: dict = field(default_factory=dict)  # the values of tuned params that are not knobs here
     _compiled: list = field(default_factory=list, repr=False)
     _sites: dict = field(default_factory=dict, repr=False)  # (function, transform) -> the base's sites
+    # With --assume-noalias: the source with the function's pointers `restrict`, where the
+    # transformation sites were found (a nest transformation needs it; see `build_space`).
+    restricted: Analysis | None = None
 
     @property
     def origin(self) -> tuple:
@@ -99,12 +110,26 @@ def build_space(analysis: Analysis, function: str, params: dict[str, list], curr
         if uses_name(analysis, function, name):
             ordered = (current[name],) + tuple(v for v in values if v != current[name])
             knobs.append(Knob(name, "param", ordered))
+    restricted = None
     if transforms:
-        for site in T.find_sites(analysis, function, only=transforms):
-            knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site))
+        found = T.find_sites(analysis, function, only=transforms)
+        plain = {(s.transform, s.line) for s in found}
+        for site in found:
+            if site.transform == "restrict":
+                knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site))
+                # `restrict` combines with everything: the other sites are found where the
+                # pointers are restrict, and one that exists only there needs it.
+                try:
+                    restricted = T.apply(analysis, site, True).analysis
+                except T.NotApplicable:
+                    restricted = None  # a call passes one array twice: the knob says so when tried
+        for site in (T.find_sites(restricted, function, only=[t for t in transforms if t != "restrict"])
+                     if restricted is not None else [s for s in found if s.transform != "restrict"]):
+            knobs.append(Knob(site.ident, "transform", (None,) + tuple(site.choices), site,
+                              needs_noalias=(site.transform, site.line) not in plain))
     names = {k.name for k in knobs}
     return Space(knobs, constraints if any(k.kind == "param" for k in knobs) else [],
-                 {name: value for name, value in current.items() if name not in names})
+                 {name: value for name, value in current.items() if name not in names}, restricted=restricted)
 
 
 def _same_site(space: Space, base: Analysis, current: Analysis, site: T.Site) -> T.Site | None:
@@ -137,15 +162,22 @@ def render(analysis: Analysis, space: Space, point: tuple) -> tuple[str, Analysi
     """The source of `point` and its analysis; raises NotApplicable when a transformation does
     not apply there."""
     params = {k.name: v for k, v in zip(space.knobs, point) if k.kind == "param" and v != k.values[0]}
-    text = set_params(analysis, params) if params else analysis.source.data.decode()
     chosen = [(k, v) for k, v in zip(space.knobs, point) if k.kind == "transform" and v is not None]
+    where = space.restricted or analysis  # where the sites were found
+    if space.restricted is not None and any(k.needs_noalias or k.site.transform == "restrict" for k, _ in chosen):
+        analysis = space.restricted  # start from the restricted source: `restrict` is applied
+        chosen = [(k, v) for k, v in chosen if k.site.transform != "restrict"]
+    text = set_params(analysis, params) if params else analysis.source.data.decode()
     order = list(T.MODULES)
     # Sites of one transformation in one function are applied last-first: rewriting a loop
     # adds loops, which would renumber the sites after it.
     chosen.sort(key=lambda kv: (order.index(kv[0].site.transform), kv[0].site.function, -kv[0].site.index))
     current = analysis if not params else analyze(text, analysis.path, analysis.options)
     for knob, value in chosen:
-        site = _same_site(space, analysis, current, knob.site)
+        if knob.site.transform == "restrict":
+            site = _same_site(space, analysis, current, knob.site)
+        else:
+            site = _same_site(space, where, current, knob.site)
         if site is None:
             raise T.NotApplicable(f"{knob.label(value)}: the site is gone after the other changes")
         rewrite = T.apply(current, site, value)

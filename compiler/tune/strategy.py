@@ -8,6 +8,7 @@ from typing import Callable
 
 from .space import Space
 
+NEST_FIRST = ("tile", "panels", "vectorise", "interchange", "vectorise_sum")
 EXHAUSTIVE_MAX = 24  # "auto" enumerates spaces up to this many points, else searches locally
 
 
@@ -22,6 +23,8 @@ def search(space: Space, strategy: str, seed: int, try_point: Callable[[tuple], 
     """`first`: names of knobs the local search tries before the others (the sites that
     answer what inspect says about the current best)."""
     rng = random.Random(seed)
+    # The loop-nest restructurings first: they hold the large gains (a naive matmul's 40×).
+    first = first | {k.name for k in space.knobs if k.site is not None and k.site.transform in NEST_FIRST}
     origin = space.origin
     if strategy == "exhaustive":
         # Single changes before combinations (a small budget still tries every knob), and
@@ -55,22 +58,51 @@ def _random(space: Space, rng: random.Random, try_point, stop) -> None:
 
 
 def _hill_climb(space: Space, rng: random.Random, try_point, stop, first: frozenset[str]) -> None:
-    """First-improvement hill climbing: move to the first neighbour that is accepted;
-    stop at a point none of whose neighbours is."""
+    """First-improvement hill climbing: move to the first neighbour that is accepted. At a
+    point none of whose neighbours is, restart: the points two changes away, then random
+    points, until the space, the budget or the time is spent."""
     current = space.origin
     tried = {current}
     while not stop():
-        neighbours = [p for p in space.neighbours(current) if p not in tried]
-        rng.shuffle(neighbours)
-        neighbours.sort(key=lambda p: not any(k.name in first and a != b
-                                              for k, a, b in zip(space.knobs, p, current)))
-        moved = False
-        for point in neighbours:
-            if stop():
-                return
-            tried.add(point)
-            if space.allowed(point) and try_point(point):
-                current, moved = point, True
-                break
-        if not moved:
+        moved = _climb_step(space, rng, try_point, stop, first, current, tried, space.neighbours(current))
+        if moved is not None:
+            current = moved
+            continue
+        # A local optimum: the points two changes away (pairs no single step reaches), then
+        # random ones; the first accepted becomes the point the climb goes on from.
+        far = (p for n in space.neighbours(current) for p in space.neighbours(n))
+        moved = _climb_step(space, rng, try_point, stop, frozenset(), current, tried, far)
+        if moved is None:
+            moved = _random_restart(space, rng, try_point, stop, tried)
+        if moved is None:
             return
+        current = moved
+
+
+def _climb_step(space: Space, rng: random.Random, try_point, stop, first, current, tried: set, candidates):
+    """The first accepted of `candidates` not tried yet, or None."""
+    points = list(dict.fromkeys(p for p in candidates if p not in tried))
+    rng.shuffle(points)
+    points.sort(key=lambda p: not any(k.name in first and a != b for k, a, b in zip(space.knobs, p, current)))
+    for point in points:
+        if stop():
+            return None
+        tried.add(point)
+        if space.allowed(point) and try_point(point):
+            return point
+    return None
+
+
+def _random_restart(space: Space, rng: random.Random, try_point, stop, tried: set):
+    """Random untried points until one is accepted (returned); None when none is left or the run stops."""
+    misses = 0
+    while not stop() and len(tried) < space.size and misses < 1000:
+        point = tuple(rng.choice(k.values) for k in space.knobs)
+        if point in tried:
+            misses += 1
+            continue
+        misses = 0
+        tried.add(point)
+        if space.allowed(point) and try_point(point):
+            return point
+    return None

@@ -27,7 +27,8 @@ from lsprotocol import types as lsp
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ea_compiler.tooling import Bottleneck, NotApplicable, apply_transform, find_sites, locate_site, transform_title
+from ea_compiler.tooling import (Bottleneck, NotApplicable, apply_transform, explain_transforms, find_sites, locate_site,
+                                 transform_title)
 
 from ..convert import to_range
 from ..machine import machine_code
@@ -38,6 +39,11 @@ REWRITE = lsp.CodeActionKind.RefactorRewrite
 FIRST_CHOICE = 4  # unroll ×4: the middle of its (2, 4, 8) first
 MAX_CHOICES = 3  # actions per site
 RESOLVE_KEY = "eaRewrite"  # in a lazy action's data: which rewrite to resolve
+# The loop-nest restructurings answer no inspect hint: they are offered wherever the request meets
+# their loop (their last choice: the largest register tile, with fma where it has one), and where
+# they do not apply, a disabled action says why (`ea tune --explain`'s reasons).
+NEST = {"tile": "Register-tile the loop nest", "vectorise": "Vectorise the loop nest",
+        "interchange": "Interchange loops", "vectorise_sum": "Vectorise the sum"}
 
 
 def _lines(source, site) -> tuple[int, int]:
@@ -126,6 +132,31 @@ def offered(analysis, sites: dict, reports: dict, request_lines: range) -> list[
     return out
 
 
+def nest_offered(analysis, sites: dict, request_lines: range) -> list[tuple]:
+    """(site, choice) for the loop-nest sites whose construct meets the requested lines."""
+    out = []
+    for found in sites.values():
+        for site in found:
+            first, last = _lines(analysis.source, site)
+            if site.transform in NEST and any(first <= ln <= last for ln in request_lines):
+                out.append((site, site.choices[-1] if site.choices else None))
+    return out
+
+
+def explained(analysis, names: list[str], sites: dict) -> list[lsp.CodeAction]:
+    """A disabled action per loop-nest transformation that applies nowhere in a named function,
+    its reason as `disabled.reason`."""
+    out = []
+    for name in names:
+        if any(s.transform in NEST for s in sites.get(name, ())):
+            continue
+        for r in explain_transforms(analysis, name, only=tuple(NEST)).get(name, ()):
+            if not r.applies:
+                out.append(lsp.CodeAction(title=f"{NEST[r.transform]} (ea tune)", kind=REWRITE,
+                                          disabled=lsp.CodeActionDisabled(reason=f"{r.transform}: {r.reason}")))
+    return out
+
+
 def rewrites(analysis, pairs: list[tuple], memo: Memo) -> list:
     """The rewrites of the pairs that apply (each is checked by a fresh analysis:
     this runs off the event loop)."""
@@ -162,21 +193,25 @@ async def rewrite_actions(ls, uri: str, analysis, rng: lsp.Range) -> list[lsp.Co
     loop = asyncio.get_running_loop()
     # Only functions with a site are compiled for their report: a code action
     # request comes with every cursor move.
-    sites = await loop.run_in_executor(ls.analysis_pool, sites_of, analysis, [item.name for item in items])
+    names = [item.name for item in items]
+    sites = await loop.run_in_executor(ls.analysis_pool, sites_of, analysis, names)
+    lines = range(rng.start.line + 1, rng.end.line + 2)
+    disabled = await loop.run_in_executor(ls.analysis_pool, explained, analysis, names, sites) \
+        if ls.client.disabled_actions else []
     if not sites:
-        return []
+        return disabled
     found = await machine_code(ls, uri, analysis, list(sites))
     if not found:
         return []  # the text changed meanwhile
     reports = {name: code.report for name, code in found.items() if code.report is not None}
-    pairs = offered(analysis, sites, reports, range(rng.start.line + 1, rng.end.line + 2))
+    pairs = nest_offered(analysis, sites, lines) + offered(analysis, sites, reports, lines)
     if ls.client.resolve_action_edit:
         # The edit (and the check it needs: an analysis per rewrite) waits for codeAction/resolve.
         return [lsp.CodeAction(title=transform_title(site, choice), kind=REWRITE,
                                data={RESOLVE_KEY: {"uri": uri, "site": site.ident, "choice": choice}})
-                for site, choice in pairs]
+                for site, choice in pairs] + disabled
     done = await loop.run_in_executor(ls.analysis_pool, rewrites, analysis, pairs, memo_of(doc))
-    return [to_action(rw, analysis.source, uri) for rw in done]
+    return [to_action(rw, analysis.source, uri) for rw in done] + disabled
 
 
 def _resolve_data(action: lsp.CodeAction) -> dict | None:
@@ -184,7 +219,7 @@ def _resolve_data(action: lsp.CodeAction) -> dict | None:
     if data is None:
         return None
     ok = (isinstance(data, dict) and isinstance(data.get("uri"), str) and isinstance(data.get("site"), str)
-          and data["site"].count(":") >= 2 and isinstance(data.get("choice"), (int, float, str, bool, type(None))))
+          and data["site"].count(":") >= 2 and isinstance(data.get("choice"), (int, float, str, bool, list, type(None))))
     if not ok:
         raise JsonRpcInvalidParams(message=f"codeAction/resolve: unusable data {action.data!r}")
     return data
@@ -205,7 +240,8 @@ async def resolve_rewrite(ls, action: lsp.CodeAction) -> lsp.CodeAction:
         site = locate_site(analysis, data["site"])
         if site is None:
             raise NotApplicable("the code changed: it no longer applies here")
-        return memo_of(doc).get(analysis, site, data["choice"])
+        choice = data["choice"]  # a tile's (mr, nr, W, fused) comes back from JSON as a list
+        return memo_of(doc).get(analysis, site, tuple(choice) if isinstance(choice, list) else choice)
     try:
         rewrite = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, work)
     except NotApplicable as err:

@@ -277,3 +277,34 @@ async def test_resolve_with_unusable_data(resolving):
     assert info.value.code == -32602 and "unusable data" in info.value.message
     plain = lsp.CodeAction(title="something else", data={"other": 1})
     assert (await resolving.code_action_resolve_async(plain)).title == "something else"
+
+
+# ---- loop-nest transformations: offered on their loop, or disabled with the reason ----------
+
+NAIVE = (Path(__file__).resolve().parents[2] / "bench" / "tune_nest" / "matmul_naive.ea").read_text()
+
+
+def test_a_nest_transformation_that_does_not_apply_is_a_disabled_action_with_its_reason():
+    from eals.features.tune_actions import explained, sites_of
+    analysis = analyze(NAIVE, "mm.ea", HASWELL)
+    actions = explained(analysis, ["matmul"], sites_of(analysis, ["matmul"]))
+    why = ("`c` may alias `a`, `b` (not restrict): use --assume-noalias (Eä has no pointer comparison, so no "
+           "runtime overlap check can be written)")
+    assert [(a.title, a.disabled.reason) for a in actions][:3] == [
+        ("Register-tile the loop nest (ea tune)", f"tile: {why}"),
+        ("Vectorise the loop nest (ea tune)", f"vectorise: {why}"),
+        ("Interchange loops (ea tune)", f"interchange: {why}")]
+    assert all(a.kind == lsp.CodeActionKind.RefactorRewrite and a.edit is None for a in actions)
+
+
+def test_a_nest_transformation_that_applies_is_offered_on_its_loop_with_its_largest_choice():
+    from eals.features.tune_actions import Memo, explained, nest_offered, sites_of
+    text = NAIVE.replace("a: *f32, b: *f32, c: *mut f32", "a: *restrict f32, b: *restrict f32, c: *restrict mut f32")
+    analysis = analyze(text, "mm.ea", HASWELL)
+    sites = sites_of(analysis, ["matmul"])
+    assert explained(analysis, ["matmul"], sites) == []
+    pairs = nest_offered(analysis, sites, range(7, 8))  # the j loop's line: inside the i loop (tile) too
+    assert [(s.transform, c) for s, c in pairs] == [("tile", (4, 3, 8, True)), ("vectorise", (1, 1, 8, True)),
+                                                    ("interchange", True)]
+    assert Memo().get(analysis, pairs[0][0], pairs[0][1]).title == "Register-tile 4×3 vectors of 8 lanes with fma"
+    assert nest_offered(analysis, sites, range(1, 3)) == []

@@ -133,3 +133,19 @@ def test_the_live_diff_reads_like_the_final_one(tmp_path):
     final = TuneResult(Path("k.ea"), original, best, 2.0, 1.0).diff()
     assert unified_diff("k.ea", original, best) == final
     assert final.startswith("--- k.ea (original)\n+++ k.ea (tuned)\n") and "-b\n+B\n" in final
+
+
+def test_the_nest_line_says_what_applies_and_what_only_aliasing_keeps_out():
+    from pathlib import Path
+
+    from ea_compiler.tooling import analyze, explain_transforms
+    from ea_tui.tune_format import NEST, nest_line
+    text = (Path(__file__).resolve().parents[2] / "bench" / "tune_nest" / "matmul_naive.ea").read_text()
+    assert nest_line(explain_transforms(analyze(text, "mm.ea"), only=NEST)) == (
+        "Loop nests: matmul: tile, vectorise, interchange would apply but `c` may alias `a`, `b` (not restrict): "
+        "use --assume-noalias (Eä has no pointer comparison, so no runtime overlap check can be written)")
+    restricted = text.replace("a: *f32, b: *f32, c: *mut f32", "a: *restrict f32, b: *restrict f32, c: *restrict mut f32")
+    assert nest_line(explain_transforms(analyze(restricted, "mm.ea"), only=NEST)) == (
+        "Loop nests: matmul: tile (line 5), vectorise (line 5), interchange (line 7) apply")
+    fma = (Path(__file__).resolve().parents[2] / "examples" / "fma.ea").read_text()
+    assert nest_line(explain_transforms(analyze(fma, "fma.ea"), only=NEST)) is None

@@ -98,7 +98,26 @@ def test_the_local_search_tries_the_knobs_inspect_points_at_first():
     tried = []
     search(grid(), "local", 5, lambda p: tried.append(p) or False, lambda: False, first=frozenset({"B"}))
     assert [p[0] for p in tried[:3]] == [0, 0, 0] and {p[1] for p in tried[:3]} == {1, 2, 3}
-    assert len(tried) == 5
+    # none accepted: the restarts go on to the points two changes away until the space is spent
+    assert len(tried) == 11 and set(tried[5:]) == {p for p in grid().points() if p[0] and p[1]}
+
+
+def test_the_local_search_restarts_past_a_local_best_until_the_budget_is_spent():
+    # (1, 1) is a local best (no single change from it is accepted), but (2, 3), two changes away, is.
+    accepted = {(1, 0), (1, 1), (2, 3)}
+    moves, tried = [], []
+
+    def try_point(p):
+        tried.append(p)
+        if p in accepted and (not moves or p > moves[-1]):
+            moves.append(p)
+            return True
+        return False
+    search(grid(), "local", 0, try_point, lambda: False)
+    assert moves[-1] == (2, 3) and (1, 1) in moves
+    tried.clear()
+    search(grid(), "local", 0, lambda p: tried.append(p) or False, lambda: len(tried) >= 7)
+    assert len(tried) == 7  # stopped by the budget, not at the first local best (5 neighbours)
 
 
 def test_a_constraint_sees_every_tuned_param_even_those_another_function_uses():

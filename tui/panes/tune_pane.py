@@ -17,13 +17,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, Input, Select, Static
 
-from ea_compiler.tooling import (Stages, TuneError, TuneEvent, TuneResult, tune, tune_targets, unified_diff,
-                                  write_result)
+from ea_compiler.tooling import (Stages, TuneError, TuneEvent, TuneResult, explain_transforms, tune, tune_targets,
+                                  unified_diff, write_result)
 
 from ..messages import FilesChanged
 from ..target import is_cross
-from ..tune_format import (COLUMNS, EVERY_FUNCTION, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
-                           backup_path, diff_content, make_config, progress_line)
+from ..tune_format import (COLUMNS, EVERY_FUNCTION, NEST, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
+                           backup_path, diff_content, make_config, nest_line, progress_line)
 from ..widgets.tune_chart import TuneChart
 from ..workspace import display_path
 
@@ -113,7 +113,10 @@ class TunePane(Vertical):
             picker.set_options(choices)
             picker.value = functions[0]
         if self.result is None and not self.tune_log.attempts:
-            self._note(f"{display_path(path)}: press s to tune the function picked, x for a quick run.")
+            note = f"{display_path(path)}: press s to tune the function picked, x for a quick run."
+            nests = nest_line(explain_transforms(stages.analysis, only=NEST)) \
+                if stages is not None and stages.analysis.ok else None
+            self._note(note if nests is None else f"{note}\n{nests}")
         self.refresh_bindings()
 
     def _no_targets_message(self, path: Path | None) -> Content:

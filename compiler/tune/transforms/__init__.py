@@ -10,11 +10,13 @@ described in `base.py`; this registry is the one list of them.
 from __future__ import annotations
 
 from ...analysis import Analysis, analyze
-from . import fma, interchange, prefetch, restrict, stream_store, unroll, widen
+from . import fast_reduce, fma, interchange, prefetch, prefetch_change, restrict, stream_store, tile, tile_panels, unroll, vectorise, vectorise_sum, widen
 from .base import Edit, NotApplicable, Rewrite, Site, bodies, functions, splice
 
-# name -> module, in the order the tuner applies them
-MODULES: dict = {m.NAME: m for m in (interchange, widen, fma, unroll, prefetch, stream_store, restrict)}
+# name -> module, in the order the tuner applies them: `restrict` first (the loop-nest
+# transformations need it), then the nest restructurings, then what works inside a loop.
+MODULES: dict = {m.NAME: m for m in (restrict, tile, tile_panels, vectorise, interchange, vectorise_sum, widen, fma, unroll,
+                                     prefetch, prefetch_change, stream_store, fast_reduce)}
 
 
 def find_sites(analysis: Analysis, function: str | None = None, only=None) -> list[Site]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...analysis import Analysis
 from ...syntax import ast as A
+from ...typesys import model as T
 from .text import sum_needs_parens, text_of
 
 
@@ -74,3 +75,27 @@ def _linear_text(coef: int, unit: str | None) -> str:
     if unit is None:
         return str(coef)
     return unit if coef == 1 else f"{coef} * {unit}"
+
+
+def start_value(a) -> str:
+    """Where an extra accumulator starts: a copy for max/min, else the identity."""
+    if a.kind in ("max", "min"):
+        return a.name
+    elem = a.ty.elem if isinstance(a.ty, T.Vector) else a.ty
+    one = "1" if a.kind == "product" else "0"
+    value = f"{one}.0" if elem.is_float else one
+    return f"splat({value})" if isinstance(a.ty, T.Vector) else value
+
+
+def combine(a, names: list[str]) -> str:
+    """The partial results combined pairwise, as a balanced tree."""
+    level = list(names)
+    while len(level) > 1:
+        nxt = []
+        for x, y in zip(level[0::2], level[1::2]):
+            nxt.append(f"{a.op}({x}, {y})" if a.op in ("max", "min") else f"({x} {a.op} {y})")
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    out = level[0]
+    return out[1:-1] if out.startswith("(") else out

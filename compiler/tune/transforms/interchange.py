@@ -177,3 +177,15 @@ def _hoisted(analysis: Analysis, nest: Nest, k: str, taken: set[str]) -> list[tu
         taken.add(name)
         out.append((node, name))
     return out
+
+
+def why_not(analysis: Analysis, item) -> str:
+    """Why no loop of `item` can be interchanged (the first two loops' reasons)."""
+    scope = scope_of(item)
+    reasons = []
+    for w in loops_of(item):
+        try:
+            analyse_nest(analysis, scope, w)
+        except NotApplicable as err:
+            reasons.append(f"line {w.span.line}: {err}")
+    return "; ".join(reasons[:2]) or "no `while` loop"

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
-from . import kernels
+from . import kernels, unroll_for
 from .base import Edit, NotApplicable, Site, functions
-from .copies import copy_subs, times
-from .loopshape import Accumulator, WhileLoop, analyse_while, loops_of, scope_of
+from .copies import combine, copy_subs, start_value, times
+from .loopshape import WhileLoop, analyse_while, loops_of, scope_of
 from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
                    line_start, next_line, parents)
 
@@ -66,6 +66,14 @@ def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
             accs = tuple(a.name for a in lp.accumulators)
             found.append((w.span.start, dict(line=w.span.line, start=w.span.start, end=w.span.end,
                                              hint="one-accumulator" if accs else None, accumulators=accs)))
+        for f in unroll_for.for_loops(item):
+            try:
+                _, accs = unroll_for.analyse_for(analysis, scope, f)
+            except NotApplicable:
+                continue
+            names = tuple(a.name for a in accs)
+            found.append((f.span.start, dict(line=f.span.line, start=f.span.start, end=f.span.end,
+                                             hint="one-accumulator" if names else None, accumulators=names)))
         for index, (_, fields) in enumerate(sorted(found, key=lambda f: f[0])):
             out.append(LoopSite(NAME, item.name, index, choices=CHOICES, **fields))
     return out
@@ -87,6 +95,9 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if isinstance(item, A.Kernel) and item.span.start == site.start:
         return kernels.unroll_kernel(analysis, item, choice)
     w = next((w for w in loops_of(item) if w.span.start == site.start), None)
+    f = next((f for f in unroll_for.for_loops(item) if f.span.start == site.start), None)
+    if f is not None:
+        return unroll_for.unroll_for(analysis, scope_of(item), f, choice)
     if w is None:
         raise NotApplicable(f"no while loop at line {site.line} of '{site.function}'")
     return [_unroll_while(analysis, item, analyse_while(analysis, scope_of(item), w), choice)]
@@ -114,7 +125,7 @@ def _unroll_while(analysis: Analysis, func, lp: WhileLoop, k: int) -> Edit:
     taken = identifiers(analysis)
     names = {a.name: [a.name] + [fresh(a.name, j, taken) for j in range(1, k)] for a in lp.accumulators}
     lets = {n: [n] + [fresh(n, j, taken) for j in range(1, k)] for n in lp.lets}
-    lines = [f"{indent}let mut {names[a.name][j]}: {a.ty} = {_start_value(a)}\n"
+    lines = [f"{indent}let mut {names[a.name][j]}: {a.ty} = {start_value(a)}\n"
              for a in lp.accumulators for j in range(1, k)]
     cond = lp.node.cond.span
     if lp.strict:  # `i < n`: k steps of 1 fit while `i + k <= n`
@@ -132,30 +143,6 @@ def _unroll_while(analysis: Analysis, func, lp: WhileLoop, k: int) -> Edit:
         lines.append(copy_range(data, start, end, subs, drop_blank=True))
     lines.append(f"{inner}{lp.index} = {lp.index} + {times(analysis, lp.step, k)}\n")
     lines.append(f"{indent}}}\n")
-    lines += [f"{indent}{a.name} = {_combine(a, names[a.name])}\n" for a in lp.accumulators]
+    lines += [f"{indent}{a.name} = {combine(a, names[a.name])}\n" for a in lp.accumulators]
     at = line_start(data, lp.start)
     return Edit(at, at, in_file_style(data, "".join(lines)))
-
-
-def _start_value(a: Accumulator) -> str:
-    """Where an extra accumulator starts: a copy for max/min, else the identity."""
-    if a.kind in ("max", "min"):
-        return a.name
-    elem = a.ty.elem if isinstance(a.ty, T.Vector) else a.ty
-    one = "1" if a.kind == "product" else "0"
-    value = f"{one}.0" if elem.is_float else one
-    return f"splat({value})" if isinstance(a.ty, T.Vector) else value
-
-
-def _combine(a: Accumulator, names: list[str]) -> str:
-    """The partial results combined pairwise, as a balanced tree."""
-    level = list(names)
-    while len(level) > 1:
-        nxt = []
-        for x, y in zip(level[0::2], level[1::2]):
-            nxt.append(f"{a.op}({x}, {y})" if a.op in ("max", "min") else f"({x} {a.op} {y})")
-        if len(level) % 2:
-            nxt.append(level[-1])
-        level = nxt
-    out = level[0]
-    return out[1:-1] if out.startswith("(") else out

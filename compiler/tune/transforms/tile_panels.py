@@ -1,0 +1,112 @@
+"""Cache blocking of a register-tiled nest (`tile.py`): the column blocks
+outside, the row tiles inside, so one panel of the right-hand array (K rows
+of nr*W columns: b[k*n + j .. j + nr*W) for every k) stays in the L1/L2
+cache while every row tile of the left-hand array streams past it, instead
+of the whole right-hand array streaming past each row tile (which no longer
+fits a cache once it is larger than L2: 1 MB at n = 512).
+
+    let i_0: i32 = i                       (where the rows start)
+    while i + 6 <= n { i = i + 6 }         (the end of the whole row tiles)
+    let i_6: i32 = i
+    let mut j: i32 = 0
+    while j + 16 <= n {                    one panel of 16 columns
+        let mut i_1: i32 = i_0
+        while i_1 < i_6 {                  the row tiles: as `tile.py`'s, rows read at i_1
+            ...
+            i_1 = i_1 + 6
+        }
+        j = j + 16
+    }
+    (the columns left, for the rows tiled: the original j loop, row by row)
+    (the rows left: the original row loop, verbatim, from i_6)
+
+Choices and conditions are the tile's (the tile size is the panel's width,
+nr*W, and its row count mr); besides, `j` must not be read after the nest
+(the panels run the j loop before any row does, whatever the row count)."""
+from __future__ import annotations
+
+from ...analysis import Analysis
+from .base import Edit, NotApplicable, Site, functions
+from .loopshape import loops_of, names_in, scope_of
+from .text import copy_range, fresh, identifiers, in_file_style, indent_at, line_start
+from .tile import find, tile_body
+from .tile_shape import Tile, analyse_tile
+
+NAME = "panels"
+HINTS = ()
+SHAPES = ((4, 2), (6, 2), (4, 3), (4, 4), (6, 3), (8, 3), (6, 4))
+
+
+def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
+    out = []
+    for site in find(analysis, function, NAME, SHAPES):
+        item = next(iter(functions(analysis, site.function)))
+        w = next(w for w in loops_of(item) if w.span.start == site.start)
+        try:
+            _check(analysis, analyse_tile(analysis, scope_of(item), w))
+        except NotApplicable:
+            continue
+        out.append(site)
+    return out
+
+
+def _check(analysis: Analysis, tile: Tile) -> None:
+    advance = tile.nest.advance.target
+    sym = analysis.symbol_at(advance.span.start)
+    w = tile.outer
+    if sym is not None and any(not w.span.start <= r.start < w.span.end for r in sym.references):
+        raise NotApplicable(f"'{advance.name}' is read after the nest (the panels leave it another value)")
+
+
+def why_not(analysis: Analysis, item) -> str:
+    from .tile import why_not as tile_why
+    return tile_why(analysis, item)
+
+
+def title(site: Site, choice) -> str:
+    mr, nr, width, fused = choice
+    return f"Cache-block: panels of {nr * width} columns, register tiles {mr}×{nr}{' with fma' if fused else ''}"
+
+
+def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
+    if choice not in site.choices:
+        raise NotApplicable(f"{NAME} {choice!r} is not one of this site's choices")
+    for item in functions(analysis, site.function):
+        w = next((w for w in loops_of(item) if w.span.start == site.start), None)
+        if w is not None:
+            tile = analyse_tile(analysis, scope_of(item), w)
+            _check(analysis, tile)
+            return [_edit(analysis, tile, *choice)]
+    raise NotApplicable(f"no row loop at line {site.line} of '{site.function}'")
+
+
+def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool) -> Edit:
+    data = analysis.source.data
+    nest = tile.nest
+    w, jw = tile.outer, nest.outer
+    ind = indent_at(data, w.span.start)
+    first = w.body.stmts[0].span.start
+    written = data[line_start(data, first):first].decode()
+    step = written[len(ind):] if written.startswith(ind) and not written[len(ind):].strip() else "    "
+    l1, l2 = ind + step, ind + 2 * step
+    taken = identifiers(analysis)
+    i, j = tile.i, nest.j
+    src = lambda node: data[node.span.start:node.span.end].decode()  # noqa: E731
+    ity, jty = tile.row_advance.target.ty.name, nest.advance.target.ty.name
+    block = nr * width
+    i0, iend, row = fresh(i, 0, taken), fresh(i, mr, taken), fresh(i, 1, taken)
+    lines = [f"{ind}let {i0}: {ity} = {i}\n",
+             f"{ind}while {i} + {mr} <= {src(tile.rows_bound)} {{\n", f"{l1}{i} = {i} + {mr}\n", f"{ind}}}\n",
+             f"{ind}let {iend}: {ity} = {i}\n", f"{ind}{src(tile.j_start)}\n",
+             f"{ind}while {j} + {block} <= {src(nest.outer_bound)} {{\n",
+             f"{l1}let mut {row}: {ity} = {i0}\n", f"{l1}while {row} < {iend} {{\n"]
+    lines += tile_body(analysis, tile, mr, nr, width, fused, taken, l2, step, row)
+    lines += [f"{l2}{row} = {row} + {mr}\n", f"{l1}}}\n", f"{l1}{j} = {j} + {block}\n", f"{ind}}}\n"]
+    jt, ir = fresh(j, block, taken), fresh(i, 2, taken)
+    subs = [(n.span.start, n.span.end, ir) for n in names_in([jw]) if n.name == i]
+    copy = copy_range(data, line_start(data, jw.span.start), jw.span.end, subs)  # already at l1
+    lines += [f"{ind}let {jt}: {jty} = {j}\n", f"{ind}let mut {ir}: {ity} = {i0}\n",
+              f"{ind}while {ir} < {iend} {{\n", f"{l1}{j} = {jt}\n", f"{copy}\n",
+              f"{l1}{ir} = {ir} + 1\n", f"{ind}}}\n",
+              data[line_start(data, w.span.start):w.span.end].decode()]
+    return Edit(line_start(data, w.span.start), w.span.end, in_file_style(data, "".join(lines)))
