@@ -21,7 +21,7 @@ from __future__ import annotations
 from .analysis import Analysis, analyze
 from .bench import (BenchError, Cancelled, Progress, Result, RunReport, Suite, append_history, find_suite,
                     load_suite, read_history, run_suite, size_label)
-from .bench.table import fmt_time, fmt_us
+from .bench.table import fmt_gflops, fmt_percent, fmt_time, fmt_us
 from .diagnostics import Diagnostic
 from .explore import Stages, explore
 from .gc_pause import gc_paused
@@ -40,8 +40,8 @@ from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT,
 from .typesys import model as types
 from .typesys.model import SCALARS, Pointer, Struct
 from .typesys.vectors import VECTORS
-from .tune import (Attempt, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path, tune,
-                   tune_targets, unified_diff, write_result)
+from .tune import (Attempt, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path, tally,
+                   tune, tune_targets, unified_diff, write_result)
 from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
 from .tune.transforms import apply as apply_transform
 from .tune.transforms import locate as locate_site
@@ -94,11 +94,11 @@ __all__ = [
     "loop_breakdown", "loop_rows", "render_text", "target_description", "vector_registers",
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
-    "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
+    "fmt_gflops", "fmt_percent", "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
     # ea tune: the engine, and the transformations (code actions)
     "Attempt", "NotApplicable", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
     "TuneResult", "apply_transform", "find_sites", "locate_site", "transform_title", "tune", "tune_targets",
-    "write_result", "backup_path", "unified_diff",
+    "write_result", "backup_path", "tally", "unified_diff",
     # helpers
     "gc_paused",
 ]
