@@ -88,9 +88,8 @@ class Load:
     cpus: int
 
     def text(self) -> str:
-        if self.average is None:
-            return f"{self.cpus} CPUs, load unknown"
-        return f"load {self.average:.2f} on {self.cpus} CPU{'s' if self.cpus != 1 else ''}"
+        cpus = f"{self.cpus} CPU{'s' if self.cpus != 1 else ''}"
+        return f"{cpus}, load unknown" if self.average is None else f"load {self.average:.2f} on {cpus}"
 
     @property
     def busy(self) -> bool:
