@@ -37,7 +37,7 @@ def cache_file() -> Path:
 
 
 def cache_key(options: Options) -> str:
-    from .cpu_baseline import cpu_identity  # imported here: it imports the runner
+    from .cpuid import cpu_identity
     from .envinfo import target_features
     ident = cpu_identity()
     return "|".join([ident["slug"], options.target_cpu, target_features(options) or "-",

@@ -60,7 +60,7 @@ def suites_for(path: str) -> list[Suite]:
 def run(args: BenchArgs) -> int:
     suites = suites_for(args.path)
     err = Console(stderr=True)
-    out = Console(soft_wrap=False, width=max(Console().width, 120)) if not args.json else None
+    out = Console(soft_wrap=False, width=max(Console().width, 150)) if not args.json else None
     docs, code, bandwidth = [], 0, None
     for suite in suites:
         try:
