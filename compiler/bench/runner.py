@@ -104,6 +104,9 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
     _runnable(options)
     chosen = _choose(suite, benches)
     plan = [(b, n) for b in chosen for n in sizes_for(b, sizes)]
+    if not plan:
+        raise BenchError(f"{suite.path}: none of the sizes asked for has the parameters of a chosen bench "
+                         f"({'; '.join(', '.join(b.sizes[0].names) for b in chosen)}); --sizes gives one-n sizes")
     measure_bw = bandwidth and bandwidth_gbs is None
     total = 1 + int(measure_bw) + len(plan)
     done = 0
@@ -146,15 +149,11 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
 
 
 def sizes_for(spec: BenchSpec, sizes) -> list[Size]:
-    """The sizes to run `spec` at: the suite's, or those of `sizes` with its parameters."""
+    """The sizes to run `spec` at: the suite's, or those of `sizes` with its parameters (none
+    when no size asked for has them: a suite may mix benches of one n and of named sizes)."""
     if not sizes:
         return spec.sizes
-    names = spec.sizes[0].names
-    chosen = [s for s in map(as_size, sizes) if s.names == names]
-    if not chosen:
-        raise BenchError(f"[[bench]] {spec.name}: its sizes have the parameters {', '.join(names)}; "
-                         "none of the sizes asked for does (--sizes gives one-n sizes)")
-    return chosen
+    return [s for s in map(as_size, sizes) if s.names == spec.sizes[0].names]
 
 
 def _runnable(options: Options) -> None:

@@ -30,10 +30,11 @@ def run(cfg, apply: bool, as_json: bool, show_diff: bool) -> int:
         written = write_result(result, apply=apply) if result.improved() else None
     except OSError as err:
         raise UsageError(f"cannot write the tuned kernel beside {result.kernel}: {err.strerror or err}") from None
+    peak = _peak(cfg, result)
     if as_json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps(dict(result.to_json(), peak_gflops=peak), indent=2))
     else:
-        print(summary(result, show_diff))
+        print(summary(result, show_diff, peak))
     if written is not None:
         backup = f" (original kept as {written.name}.orig)" if apply else ""
         print(f"wrote {written}{backup}", file=sys.stderr)
@@ -101,7 +102,16 @@ class _Live:
             self.width = 0
 
 
-def summary(result, show_diff: bool = True) -> str:
+def _peak(cfg, result) -> float | None:
+    """The machine's FMA peak (cached per CPU, bench/peak.py) when the suite counts flops."""
+    if not any(row.flops for row in result.rows):
+        return None
+    from ..bench.peak import peak_gflops
+    return peak_gflops(cfg.options)
+
+
+def summary(result, show_diff: bool = True, peak: float | None = None) -> str:
+    """The report; `peak`: the FMA peak in GFLOP/s, for the % of peak column."""
     r = result
     interval = r.speedup_interval
     within = f" (95 % interval {interval[0]:.2f}–{interval[1]:.2f})" if interval else ""
@@ -116,18 +126,23 @@ def summary(result, show_diff: bool = True) -> str:
         measured = "not measured side by side (interrupted)" if r.interrupted else \
             f"{_final_ratio(r):.2f}× measured side by side"
         lines.append(f"the search's steps multiplied to {r.search_speedup:.2f}×; {measured}")
-    lines.append(_machine(r))
+    lines.append(_machine(r) + (f", FMA peak {peak:.1f} GFLOP/s" if peak else ""))
     what = "rejected variant" if r.slower_at_end else "tuned"
-    header = ("function", "size", "original µs", f"{what} µs", "speedup", "95 % interval", "NumPy µs",
-              f"{what} vs NumPy")
+    flops = any(row.flops for row in r.rows)
+    header = ("function", "size", "original µs", f"{what} µs", "speedup", "95 % interval") + \
+        ((f"{what} GFLOP/s", "% of peak") if flops else ()) + ("NumPy µs", f"{what} vs NumPy")
     rows = [header]
     for row in r.rows:
         numpy = f"{row.numpy_us:.2f}" if row.numpy_us else "-"
         vs = f"{row.numpy_us / row.best_us:.2f}×" if row.numpy_us else "-"
         span = f"{row.ratio_lo:.2f}–{row.ratio_hi:.2f}" if row.ratio_lo is not None else "-"
         mark = " *" if row.largest and len(r.rows) > 1 else ""
+        work = ()
+        if flops:
+            gflops = row.gflops
+            work = (f"{gflops:.1f}" if gflops else "-", f"{gflops / peak:.0%}" if gflops and peak else "-")
         rows.append((row.function, size_label(row.size) + mark, f"{row.baseline_us:.2f}", f"{row.best_us:.2f}",
-                     f"{row.speedup:.2f}×", span, numpy, vs))
+                     f"{row.speedup:.2f}×", span) + work + (numpy, vs))
     widths = [max(len(x[i]) for x in rows) for i in range(len(header))]
     for x in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(x, widths))))

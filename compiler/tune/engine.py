@@ -18,7 +18,8 @@ from .cache import Cache, digest, normalised
 from ..cpu_levels import missing_on_host
 from .config import TuneConfig, TuneError, read_settings
 from .gate import RULES, Evaluation, decide, run_worker
-from .judgement import machine_load, final_verdict
+from .judgement import final_verdict, machine_load
+from .worker import pin_cpu
 from .params import check_params
 from .ratio import combined
 from .result import Attempt, SizeRow, TuneResult
@@ -381,7 +382,7 @@ class _Run:
                     self.best = base
         result.search_speedup = self.vs_original
         result.noise, result.load_before, result.load_after = self.noise, self.load_before, machine_load()
-        result.cpu = final.cpu
+        result.cpu = pin_cpu()
         for b in self.benches:
             fn = self._function_of(b)
             for n, row in sorted(final.benches[b].items(), key=lambda kv: Size.from_key(kv[0])):
@@ -389,7 +390,7 @@ class _Run:
                 baseline = row.get("incumbent_us", row["us"])
                 result.rows.append(SizeRow(fn, b, Size.from_key(n), baseline, row["us"], numpy,
                                            row.get("ratio_lo"), row.get("ratio_hi"),
-                                           n == str(self.sizes[b])))
+                                           n == str(self.sizes[b]), row.get("flops")))
         if final is not self.baseline_eval:
             # The figures of the side-by-side measurement; with the original kept, its own.
             largest = [r for r in result.rows if r.largest]

@@ -134,7 +134,7 @@ def time_sizes(kernel, spec: BenchSpec, sizes: list[Size], quick: bool, incumben
             fns["reference"] = lambda code=code, env=env: eval(code, env)  # noqa: S307
         stats = measure(fns, large if n == largest else small)
         row = {"us": stats["variant"].median_ns / 1e3, "size": size_label(n),
-               "spread": spread(stats["variant"].samples)}
+               "spread": spread(stats["variant"].samples), "flops": _flops(spec, n, env)}
         if incumbent is not None:
             mid, lo, hi = ratio_interval(stats["variant"].samples, stats["incumbent"].samples)
             row.update(incumbent_us=stats["incumbent"].median_ns / 1e3, ratio=mid, ratio_lo=lo, ratio_hi=hi,
@@ -143,6 +143,14 @@ def time_sizes(kernel, spec: BenchSpec, sizes: list[Size], quick: bool, incumben
             row["numpy_us"] = stats["reference"].median_ns / 1e3
         out[n.key] = row
     return out
+
+
+def _flops(spec: BenchSpec, n: Size, env: dict) -> float | None:
+    """The floating-point operations of one call, when the suite counts them (for GFLOP/s)."""
+    if not (spec.flops or spec.flops_per_element):
+        return None
+    from ..bench.runner import work
+    return work(spec, n, env)[1]
 
 
 def _caller(kernel, spec: BenchSpec, args: dict):

@@ -46,14 +46,20 @@ class SizeRow:
     ratio_lo: float | None = None  # the 95 % interval of `speedup` (ratio.py), when measured side by side
     ratio_hi: float | None = None
     largest: bool = False  # the size that decides
+    flops: float | None = None  # of one call, when the suite counts them
 
     @property
     def speedup(self) -> float:
         return self.baseline_us / self.best_us if self.best_us else 1.0
 
+    @property
+    def gflops(self) -> float | None:
+        """The best's GFLOP/s (flops per ns)."""
+        return self.flops / (self.best_us * 1e3) if self.flops and self.best_us else None
+
     def to_json(self) -> dict:
         data = asdict(self)
-        data.update(size=as_size(self.size).to_json(), speedup=round(self.speedup, 4))
+        data.update(size=as_size(self.size).to_json(), speedup=round(self.speedup, 4), gflops=self.gflops)
         return data
 
 

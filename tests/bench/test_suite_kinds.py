@@ -160,3 +160,13 @@ def test_a_custom_verify_expression(tmp_path, verify, status, message):
     r = run_suite(load_suite(write_suite(tmp_path, FMA, suite)), Options(), sizes=[1000], quick=True,
                   bandwidth=False, reps=5).results[0]
     assert (r.status, r.message) == (status, message)
+
+
+def test_sizes_asked_for_pick_the_benches_they_fit(tmp_path):
+    suite = load_suite(write_suite(tmp_path, MATMUL, MATMUL_SUITE))
+    with pytest.raises(BenchError, match=r"none of the sizes asked for has the parameters of a chosen bench "
+                                         r"\(m, n, k\); --sizes gives one-n sizes"):
+        run_suite(suite, Options(), sizes=[1000], quick=True, bandwidth=False, reps=5)
+    small = Size((("m", 4), ("n", 4), ("k", 4)))
+    report = run_suite(suite, Options(), sizes=[1000, small], quick=True, bandwidth=False, reps=5, peak=False)
+    assert [r.key for r in report.results] == ["matmul[m=4,n=4,k=4]"] and report.peak_gflops is None

@@ -163,3 +163,29 @@ def test_machine_load():
     assert load.cpus >= 1 and (load.average is None or load.average >= 0)
     assert Load(3.0, 2).busy and not Load(1.0, 2).busy
     assert Load(1.234, 2).text() == "load 1.23 on 2 CPUs" and Load(None, 1).text() == "1 CPU, load unknown"
+
+
+def test_the_worker_pins_itself_to_one_core():
+    import os
+    import subprocess
+    import sys
+    from ea_compiler.tune.worker import pin_cpu
+    cpu = pin_cpu()
+    if cpu is None:
+        pytest.skip("the OS does not let a process choose its cores")
+    assert cpu == max(os.sched_getaffinity(0))
+    code = ("import os; from ea_compiler.tune.worker import pin; "
+            f"print(pin({cpu}), sorted(os.sched_getaffinity(0)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == [str(cpu), f"[{cpu}]"]
+
+
+def test_gflops_and_the_peak_beside_the_times():
+    r = result([2.0])
+    r.rows[0].flops = 2 * 64 ** 3  # 524288 flops in 5 µs: 104.9 GFLOP/s
+    lines = summary(r, show_diff=False, peak=200.0).splitlines()
+    assert lines[2].endswith("workers pinned to CPU 1, FMA peak 200.0 GFLOP/s")
+    assert lines[3].split() == ["function", "size", "original", "µs", "tuned", "µs", "speedup", "95", "%", "interval",
+                                "tuned", "GFLOP/s", "%", "of", "peak", "NumPy", "µs", "tuned", "vs", "NumPy"]
+    assert lines[4].split()[6:8] == ["104.9", "52%"]
+    assert r.to_json()["sizes"][0]["gflops"] == pytest.approx(104.8576)

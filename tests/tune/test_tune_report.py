@@ -102,6 +102,7 @@ def test_named_sizes_through_the_worker(tmp_path):
     rows = out["benches"]["matmul"]
     assert list(rows) == ["m=16,n=24,k=8", "m=48,n=32,k=1024"]
     assert rows["m=48,n=32,k=1024"]["size"] == "m=48,n=32,k=1K"
+    assert rows["m=48,n=32,k=1024"]["flops"] == 2 * 48 * 32 * 1024  # for GFLOP/s in the report
     for row in rows.values():
         assert 0 < row["ratio_lo"] <= row["ratio"] <= row["ratio_hi"]
 
