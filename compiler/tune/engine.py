@@ -21,7 +21,6 @@ from .gate import RULES, Evaluation, decide, run_worker
 from .judgement import final_verdict, machine_load
 from .worker import pin_cpu
 from .params import check_params
-from .ratio import combined
 from .result import Attempt, SizeRow, TuneResult
 from .space import build_space, render
 from .strategy import choose, search
@@ -115,7 +114,8 @@ class _Run:
         self.seen: set[str] = set()
         self.evaluated = self.cache_hits = self.accepted = 0
         self.scores: dict[str, float] = {}
-        self.vs_original = 1.0  # the current best against the original (ratio.py): the accepted steps' product
+        # Per bench: the current best against the original (ratio.py), the accepted steps' ratios multiplied.
+        self.chain: dict[str, float] = {}
         self.load_before = machine_load()
         self.last_eval: Evaluation | None = None
         self.edges = True  # verify at the edge lengths too (guarded arrays)
@@ -193,6 +193,18 @@ class _Run:
                                 self.vs_original if self.baseline_us is not None else None))
 
     @property
+    def vs_original(self) -> float:
+        return self.ratio_to_original(self.benches)
+
+    def ratio_to_original(self, benches: list[str]) -> float:
+        """The current best against the original at the largest sizes of `benches`: the original's
+        times over the best's as the chains of accepted steps put them."""
+        if not self.chain:
+            return 1.0
+        base = {b: self.baseline_eval.benches[b][str(self.sizes[b])]["us"] for b in benches}
+        return sum(base.values()) / sum(base[b] / self.chain[b] for b in benches)
+
+    @property
     def best_us(self) -> float | None:
         """The best's time at the largest sizes as the original's over the best's ratio to it: one
         measure of "faster" from the live line to the end (ratio.py)."""
@@ -226,6 +238,7 @@ class _Run:
         self.last_eval = ev
         self.scores = {b: ev.benches[b][str(self.sizes[b])]["us"] for b in self.benches}
         self.baseline_us = self.best_us
+        self.chain = {b: 1.0 for b in self.benches}
         self.noise = max(ev.benches[b][str(self.sizes[b])].get("spread", 0.0) for b in self.benches)
         self.tell("baseline", f"original: {self.baseline_us:.1f} µs at the largest size; "
                               f"{self.load_before.text()}, timing noise ±{self.noise:.1%}")
@@ -303,7 +316,8 @@ class _Run:
             return False
         self.seen.add(key)
         path = self.cache.variant_path(key, text)
-        pair = digest(self.best.key, benches, round(self.vs_original, 4))
+        chained = self.ratio_to_original(benches)
+        pair = digest(self.best.key, benches, round(chained, 4))
         entry = None if self.cfg.fresh else self.cache.get(key)
         cached = entry is not None and (entry["outcome"] in REJECTED_FOR_GOOD or pair in entry["decisions"])
         if cached:
@@ -316,7 +330,7 @@ class _Run:
             self.evaluated += 1
             decision = None
             if ev.outcome == "ok":
-                d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis), self.vs_original)
+                d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis), chained)
                 decision = {"outcome": d.outcome, "reason": d.reason}
             latest = self.cache.get(key)  # another run may have added decisions while this one measured
             decisions = dict(latest["decisions"]) if latest is not None and ev.outcome == "ok" else {}
@@ -333,7 +347,8 @@ class _Run:
         attempt = Attempt(index, label, decision["outcome"], decision["reason"], times, score, cached, fn, str(path))
         if attempt.accepted:
             self.accepted += 1
-            self.vs_original *= combined([ev.benches[b][str(self.sizes[b])] for b in benches])
+            for b in benches:
+                self.chain[b] *= ev.benches[b][str(self.sizes[b])]["ratio"]
             self.best = _Best(text, analysis, key, path)
             for b in benches:
                 self.scores[b] = ev.benches[b][str(self.sizes[b])]["us"]
