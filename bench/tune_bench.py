@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from ea_compiler.bench.sizes import count_label  # noqa: E402
 EA = ROOT / ".venv" / "bin" / "ea"
 OUT = ROOT / "build" / "bench" / "tune"
 SOURCES = (ROOT / "examples", ROOT / "bench" / "tune_kernels")
@@ -56,7 +58,7 @@ def run(kernel: Path, suite: Path, args) -> tuple[dict | None, float, str]:
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
     elapsed = time.monotonic() - t0
-    if proc.returncode != 0:
+    if proc.returncode not in (0, 3):  # 3: the best lost side by side at the end, nothing written
         return None, elapsed, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
     return json.loads(proc.stdout), elapsed, ""
 
@@ -71,17 +73,19 @@ def again(kernel: Path, args) -> float:
 
 
 def row(name: str, doc: dict, elapsed: float) -> str:
-    largest = {}
-    for r in doc["sizes"]:
-        if r["size"] >= largest.get(r["function"], {"size": -1})["size"]:
-            largest[r["function"]] = r
+    largest = {r["function"]: r for r in doc["sizes"] if r["largest"]}
     numpy = sum(r["numpy_us"] or 0 for r in largest.values())
     vs = f"{numpy / doc['best_us']:.2f}×" if numpy else "-"
     changes = "; ".join(f"{fn}: {doc['bottleneck_before'].get(fn, '?')} → {doc['bottleneck_after'].get(fn, '?')}"
                         for fn in largest)
-    tried = len(doc["history"])
+    t = doc["tally"]
+    tried = f"{t['evaluated'] + t['cached'] + t['unmeasured']} ({t['evaluated']} timed)"
+    interval = doc["speedup_interval"]
+    speedup = f"{doc['speedup']:.2f}×" + (f" ({interval[0]:.2f}–{interval[1]:.2f})" if interval else "")
+    if doc["slower_at_end"]:
+        speedup += ", slower side by side: not written"
     return (f"| {name} | {', '.join(largest)} | {doc['baseline_us']:.1f} | {doc['best_us']:.1f} | "
-            f"{doc['speedup']:.2f}× | {vs} | {tried} ({doc['evaluated']} timed) | {elapsed:.0f} s | {changes} | "
+            f"{speedup} | {vs} | {tried} | {elapsed:.0f} s | {changes} | "
             f"{doc['best_label'] or '(original kept)'} |")
 
 
@@ -94,11 +98,11 @@ def per_size(doc: dict) -> list[str]:
     return lines
 
 
-def _label(n: int) -> str:
-    for unit, size in (("M", 1 << 20), ("K", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size}{unit}"
-    return str(n)
+def _label(size) -> str:
+    """Exact, as `ea tune` prints sizes: `64K`, `250000`, `m=256,n=256,k=256`."""
+    if isinstance(size, dict):
+        return ",".join(f"{k}={count_label(v)}" for k, v in size.items())
+    return count_label(size)
 
 
 def main() -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from .analysis import Analysis, analyze
 from .bench import (BenchError, Cancelled, Progress, Result, RunReport, Suite, append_history, find_suite,
                     load_suite, read_history, run_suite, size_label)
-from .bench.table import fmt_time, fmt_us
+from .bench.table import fmt_gflops, fmt_percent, fmt_time, fmt_us
 from .diagnostics import Diagnostic
 from .explore import Stages, explore
 from .gc_pause import gc_paused
@@ -41,8 +41,8 @@ from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT,
 from .typesys import model as types
 from .typesys.model import SCALARS, Pointer, Struct
 from .typesys.vectors import VECTORS
-from .tune import (Attempt, Outcome, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path, tune,
-                   tune_targets, unified_diff, write_result)
+from .tune import (Attempt, Outcome, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path,
+                   tally, tune, tune_targets, unified_diff, write_result)
 from .tune.explain import Reason as TuneReason
 from .tune.explain import explain as explain_transforms
 from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
@@ -98,11 +98,11 @@ __all__ = [
     "MeasuredPair", "latest_measured", "pair_label", "pair_markdown",
     # ea bench
     "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
-    "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
+    "fmt_gflops", "fmt_percent", "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
     # ea tune: the engine, and the transformations (code actions)
     "Attempt", "NotApplicable", "Outcome", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
     "TuneResult", "TuneReason", "apply_transform", "explain_transforms", "find_sites", "locate_site",
-    "transform_title", "tune", "tune_targets", "write_result", "backup_path", "unified_diff",
+    "transform_title", "tune", "tune_targets", "write_result", "backup_path", "tally", "unified_diff",
     # helpers
     "gc_paused",
 ]

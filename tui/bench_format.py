@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ea_compiler.tooling import Result, size_label
+from ea_compiler.tooling import Result, fmt_gflops, fmt_percent, size_label
 from ea_compiler.tooling import fmt_time as fmt_ns
 
-COLUMNS = ("bench", "size", "median", "p10–p90", "GB/s", "% bw", "vs NumPy", "bottleneck", "change", "note")
+COLUMNS = ("bench", "size", "median", "p10–p90", "GB/s", "% bw", "GFLOP/s", "% peak", "vs NumPy", "bottleneck",
+           "change", "note")
 _NOTE_WIDTH = 48
 
 
@@ -23,12 +24,12 @@ def row_cells(r: Result) -> list:
     head = [r.bench, size_label(r.size)]
     if r.status != "ok":
         note = r.message if len(r.message) <= _NOTE_WIDTH else r.message[: _NOTE_WIDTH - 1] + "…"
-        return head + [Text(r.status, style="bold red")] + ["-"] * 6 + [Text(note, style="red")]
+        return head + [Text(r.status, style="bold red")] + ["-"] * 8 + [Text(note, style="red")]
     spread = f"{fmt_ns(r.p10_ns)}–{fmt_ns(r.p90_ns)}"
     bw = f"{r.bandwidth_fraction * 100:.0f}%" if r.bandwidth_fraction is not None else "-"
     speed = Text(f"{r.speedup:.2f}×", style="green" if r.speedup >= 1 else "yellow") if r.speedup else "-"
-    return head + [fmt_ns(r.median_ns), spread, f"{r.gbps:.1f}" if r.gbps else "-", bw, speed,
-                   r.bottleneck or "-", fmt_change(r.change), ""]
+    return head + [fmt_ns(r.median_ns), spread, f"{r.gbps:.1f}" if r.gbps else "-", bw, fmt_gflops(r.gflops),
+                   fmt_percent(r.peak_fraction), speed, r.bottleneck or "-", fmt_change(r.change), ""]
 
 
 def chart_series(results: list[Result]) -> dict[str, list[tuple[int, float]]]:

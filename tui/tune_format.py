@@ -13,7 +13,7 @@ from textual.content import Content
 
 from ea_compiler import Options
 from ea_compiler.tooling import (Attempt, Outcome, TuneConfig, TuneEvent, TuneReason, TuneResult, backup_path, fmt_us,
-                                 unified_diff)
+                                 size_label, tally, unified_diff)
 
 COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
 SPACES = ("params", "transforms", "agent")
@@ -82,14 +82,19 @@ class TuneLog:
 
 
 def progress_line(log: TuneLog, final: TuneResult | None = None) -> Content:
-    """`attempts 5  accepted 1  rejected 4  cache hits 2  best 10.2 µs  baseline 20.4 µs  2.00×`: the
-    search's numbers while it runs; once it is done, those of `final` (the best and the original
-    measured together at every size, as `ea tune` reports them)."""
-    parts: list = [("attempts ", "$text-muted"), f"{len(log.attempts)}", ("  accepted ", "$text-muted"),
+    """`tried 5  accepted 1  rejected 4  cache hits 2  not applicable 1  best 10.2 µs  baseline 20.4 µs
+    2.00×`: the search's numbers while it runs; once it is done, those of `final` (the best and the
+    original measured together at every size, as `ea tune` reports them). Both ratios are the same
+    measure: the original's time over the best's (the engine's best time is the original's divided
+    by the accepted steps' ratios). Not applicable points are no variant: not tried."""
+    counts = tally(log.attempts)
+    parts: list = [("tried ", "$text-muted"), f"{counts.tried}", ("  accepted ", "$text-muted"),
                    (f"{log.accepted}", "$text-success" if log.accepted else ""), ("  rejected ", "$text-muted"),
                    f"{log.rejected}"]
     if log.cache_hits:
         parts += [("  cache hits ", "$text-muted"), f"{log.cache_hits}"]
+    if counts.not_applicable:
+        parts += [("  not applicable ", "$text-muted"), f"{counts.not_applicable}"]
     baseline, best = (final.baseline_us, final.best_us) if final is not None else (log.baseline_us, log.best_us)
     if baseline is not None:
         best = best if best is not None else baseline
@@ -98,6 +103,35 @@ def progress_line(log: TuneLog, final: TuneResult | None = None) -> Content:
         if best > 0:
             speedup = baseline / best
             parts.append((f"  {speedup:.2f}×", "$text-success bold" if speedup > 1.0 else ""))
+    return Content.assemble(*parts)
+
+
+def summary_content(r: TuneResult) -> Content:
+    """The line under a finished run: counts, then one verdict, with "faster" only for a best that is
+    faster side by side (the same ratio `ea tune` prints), and the reasons nothing was written."""
+    head = "cancelled; best so far: " if r.interrupted else "done: "
+    counts = tally(r.history)
+    parts: list = [(head, "bold"), f"{counts.tried} tried ({counts.evaluated} evaluated"]
+    if counts.cached:
+        parts.append(f", {counts.cached} from the cache")
+    parts.append(f"), {r.accepted} accepted")
+    if r.slower_at_end:
+        parts += [", ", ("the best found was slower than the original side by side: nothing to write",
+                         "$text-warning bold")]
+    elif r.improved():
+        interval = r.speedup_interval
+        noisy = interval is not None and interval[0] < 1.0
+        parts += [", ", (f"{r.speedup:.2f}× faster", "$text-success bold")]
+        if noisy:
+            parts.append((f" (within the noise: {interval[0]:.2f}–{interval[1]:.2f})", "$text-warning"))
+        losing = r.losing_sizes()
+        if losing:
+            parts.append((" · slower at " + ", ".join(f"{size_label(x.size)} ({x.speedup:.2f}×)" for x in losing),
+                          "$text-warning"))
+        parts += [("  ·  A: apply (backup ", "$text-muted"), backup_path(r.kernel).name,
+                  (")  ·  w: write ", "$text-muted"), f"{r.kernel.stem}.tuned.ea"]
+    else:
+        parts += [", ", ("no faster variant", "$text-muted")]
     return Content.assemble(*parts)
 
 

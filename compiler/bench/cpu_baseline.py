@@ -14,23 +14,15 @@ architecture (a kernel regresses when it is worse than in every one)."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..codegen.target import host_cpu_name
-from .envinfo import cpu_model, host_arch, timestamp
+from .cpuid import cpu_identity, cpu_model  # noqa: F401 - re-exported: bench/perf_guard.py names them here
+from .envinfo import timestamp
 from .runner import RunReport
 
 THRESHOLD = 0.05
 SCHEMA = 1
-
-
-def cpu_identity() -> dict:
-    """The CPU as a baseline names it: its model, LLVM's name for it, the architecture."""
-    model, llvm = cpu_model(), host_cpu_name()
-    slug = re.sub(r"[^a-z0-9]+", "-", f"{model} {llvm}".lower()).strip("-")
-    return {"cpu": model, "host_cpu": llvm, "arch": host_arch(), "slug": slug}
 
 
 def baseline_path(directory: Path, identity: dict) -> Path:

@@ -11,9 +11,10 @@ import numpy as np
 from .suite import ArraySpec, BenchError, BenchSpec, namespace
 
 
-def bench_namespace(spec: BenchSpec, n: int) -> dict:
-    """What the bench's expressions see: n, np, isqrt and the names its prelude defines."""
-    env = namespace(n)
+def bench_namespace(spec: BenchSpec, size) -> dict:
+    """What the bench's expressions see at `size` (a Size or a count n): its parameters,
+    np, isqrt and the names its prelude defines."""
+    env = namespace(size)
     if spec.prelude:
         try:
             exec(spec.prelude, env)  # noqa: S102 - suites are trusted code, see suite.py
@@ -22,12 +23,12 @@ def bench_namespace(spec: BenchSpec, n: int) -> dict:
     return env
 
 
-def make_args(spec: BenchSpec, n: int, structs: dict[str, np.dtype] | None = None,
+def make_args(spec: BenchSpec, size, structs: dict[str, np.dtype] | None = None,
               env: dict | None = None) -> dict:
     """Fresh arguments, in the suite's order; the same seed gives the same values.
     `structs` resolves struct dtype names (the kernel's ctypes structures); `env`
     is the bench's namespace when the caller already has it (not modified)."""
-    env = dict(env) if env is not None else bench_namespace(spec, n)
+    env = dict(env) if env is not None else bench_namespace(spec, size)
     out: dict = {}
     arrays = []
     for i, (name, arg) in enumerate(spec.args.items()):

@@ -1,6 +1,7 @@
 """Running a NumPy suite: load the kernel through the loader, measure the
-bandwidth, then for every benchmark and size: verify against the reference,
-and only if it matches, time kernel and reference in turns."""
+bandwidth (and, for benches that count their flops, take the machine's FMA
+peak), then for every benchmark and size: verify against the reference, and
+only if it matches, time kernel and reference in turns."""
 from __future__ import annotations
 
 import ctypes
@@ -12,10 +13,10 @@ from typing import Callable
 import numpy as np
 
 from ..options import Options
-from .check import mismatch
+from .check import judge
 from .history import previous_medians, read_history
-from .inputs import bench_namespace, copy_args, make_args
-from .suite import BenchError, BenchSpec, Suite, size_label
+from .inputs import bench_namespace, copy_args, evaluate, make_args
+from .suite import BenchError, BenchSpec, Size, Suite, as_size, size_label
 from .timing import Budget, Cancelled, measure
 
 
@@ -23,7 +24,7 @@ from .timing import Budget, Cancelled, measure
 class Result:
     bench: str
     function: str
-    size: int
+    size: Size
     status: str  # "ok", "wrong" (did not match the reference: not timed) or "error"
     median_ns: float | None = None
     p10_ns: float | None = None
@@ -32,8 +33,11 @@ class Result:
     ref_p10_ns: float | None = None
     gbps: float | None = None
     ref_gbps: float | None = None
+    gflops: float | None = None  # with `flops` / `flops_per_element` in the suite
+    ref_gflops: float | None = None
     speedup: float | None = None  # reference time / kernel time
     bandwidth_fraction: float | None = None  # of the triad bandwidth measured in the run
+    peak_fraction: float | None = None  # of the FMA peak (peak.py)
     bottleneck: str | None = None  # inspect's class of the function's main loop
     message: str = ""
     change: float | None = None  # vs the previous comparable run: +0.05 = 5 % slower
@@ -47,6 +51,7 @@ class Result:
     def measurement(self) -> dict:
         data = {"kernel": self.key}
         data.update({k: (round(v) if k.endswith("_ns") and v is not None else v) for k, v in asdict(self).items()})
+        data["size"] = as_size(self.size).to_json()
         return data
 
 
@@ -64,6 +69,7 @@ class RunReport:
     options: Options
     results: list[Result] = field(default_factory=list)
     bandwidth_gbs: float | None = None
+    peak_gflops: float | None = None  # the FMA peak, when a bench counts its flops
     pinned: bool = False
     quick: bool = False  # --quick: short measurements, comparable only with other quick runs
 
@@ -78,6 +84,7 @@ class RunReport:
         doc["kind"] = "numpy"
         doc["bandwidth"] = None if self.bandwidth_gbs is None else {
             "kernel": "triad", "gbps": self.bandwidth_gbs}
+        doc["peak"] = None if self.peak_gflops is None else {"kernel": "fma_peak", "gflops": self.peak_gflops}
         return doc
 
     def environment(self) -> dict:
@@ -89,13 +96,17 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
               quick: bool = False, bandwidth: bool = True, reps: int | None = None,
               progress: Callable[[Progress], None] | None = None,
               cancel: threading.Event | None = None, bandwidth_gbs: float | None = None,
-              budget: Budget | None = None) -> RunReport:
+              budget: Budget | None = None, peak: bool = True) -> RunReport:
     """Run the suite; `bandwidth_gbs` reuses a measurement taken earlier in the same run;
-    `budget` measures longer or shorter than the default (or `quick`).
+    `budget` measures longer or shorter than the default (or `quick`); `sizes` (counts or
+    Size) replace the suite's, for the benches whose sizes have the same parameters.
     Raises BenchError for problems with the suite as a whole, Cancelled when cancelled."""
     _runnable(options)
     chosen = _choose(suite, benches)
-    plan = [(b, n) for b in chosen for n in (sizes or b.sizes)]
+    plan = [(b, n) for b in chosen for n in sizes_for(b, sizes)]
+    if not plan:
+        raise BenchError(f"{suite.path}: none of the sizes asked for has the parameters of a chosen bench "
+                         f"({'; '.join(', '.join(b.sizes[0].names) for b in chosen)}); --sizes gives one-n sizes")
     measure_bw = bandwidth and bandwidth_gbs is None
     total = 1 + int(measure_bw) + len(plan)
     done = 0
@@ -116,6 +127,10 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
         bandwidth_gbs = measure_bandwidth(options, quick, cancel)
         tell(f"memory bandwidth: {bandwidth_gbs:.1f} GB/s")
     report.bandwidth_gbs = bandwidth_gbs if bandwidth else None
+    if peak and any(b.flops or b.flops_per_element for b in chosen):
+        from .peak import peak_gflops
+        tell("taking the FMA peak", step=False)
+        report.peak_gflops = peak_gflops(options, cancel)
     bottlenecks = _bottlenecks(suite, options, report.bandwidth_gbs)
     budget = budget or (Budget.quick() if quick else Budget())
     budget.fixed_samples = reps
@@ -123,12 +138,22 @@ def run_suite(suite: Suite, options: Options, *, benches: list[str] | None = Non
         tell(f"{spec.name} at {size_label(n)}", step=False)
         result = _run_one(kernel, spec, n, budget, cancel)
         result.bottleneck = bottlenecks.get(spec.function)
-        if result.median_ns and report.bandwidth_gbs:
+        if result.gbps and report.bandwidth_gbs:
             result.bandwidth_fraction = result.gbps / report.bandwidth_gbs
+        if result.gflops and report.peak_gflops:
+            result.peak_fraction = result.gflops / report.peak_gflops
         report.results.append(result)
         tell(f"{spec.name} at {size_label(n)}: {result.status}", result)
     _changes(report)
     return report
+
+
+def sizes_for(spec: BenchSpec, sizes) -> list[Size]:
+    """The sizes to run `spec` at: the suite's, or those of `sizes` with its parameters (none
+    when no size asked for has them: a suite may mix benches of one n and of named sizes)."""
+    if not sizes:
+        return spec.sizes
+    return [s for s in map(as_size, sizes) if s.names == spec.sizes[0].names]
 
 
 def _runnable(options: Options) -> None:
@@ -166,7 +191,26 @@ def _bottlenecks(suite: Suite, options: Options, bandwidth_gbs: float | None) ->
     return {fn.name: fn.main_loop.bottleneck for fn in report.functions if fn.main_loop is not None}
 
 
-def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
+def work(spec: BenchSpec, size: Size, env: dict) -> tuple[float | None, float | None]:
+    """(bytes, flops) of one call at `size`, from the suite's per-element counts or
+    expressions (evaluated in the bench's namespace `env`); None where not given."""
+    out = []
+    for per, expr in ((spec.bytes_per_element, spec.bytes), (spec.flops_per_element, spec.flops)):
+        if per is not None:
+            out.append(per * size.env()["n"])
+        elif expr:
+            value = evaluate(expr, env, f"[[bench]] {spec.name} at {size.label}")
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or value <= 0:
+                raise BenchError(f"[[bench]] {spec.name} at {size.label}: {expr!r} gave {value!r}, "
+                                 "not a positive number")
+            out.append(float(value))
+        else:
+            out.append(None)
+    return out[0], out[1]
+
+
+def _run_one(kernel, spec: BenchSpec, n: Size, budget: Budget, cancel) -> Result:
     result = Result(spec.name, spec.function, n, "error")
     fn = getattr(kernel, spec.function, None)
     if fn is None or spec.function.startswith("_"):
@@ -194,18 +238,25 @@ def _run_one(kernel, spec: BenchSpec, n: int, budget: Budget, cancel) -> Result:
         result.message = f"{spec.function}(...) raised {type(err).__name__}: {err}"
         return result
     got = returned if spec.check == "return" else args[spec.check]
-    why = mismatch(got, expected, spec.rtol, spec.atol)
+    why = judge(spec, got, expected, {**env, **args})
     if why:
         result.status, result.message = "wrong", why
         return result
+    try:
+        nbytes, flops = work(spec, n, {**env, **before})
+    except BenchError as err:
+        result.message = str(err)
+        return result
     stats = measure({"kernel": lambda: fn(**args), "reference": lambda: eval(ref_code, env)}, budget, cancel)
     k, r = stats["kernel"], stats["reference"]
-    nbytes = spec.bytes_per_element * n
     result.status = "ok"
     result.median_ns, result.p10_ns, result.p90_ns = k.median_ns, k.p10_ns, k.p90_ns
     result.n_inner, result.n_runs = k.n_inner, k.n_runs
     result.ref_median_ns, result.ref_p10_ns = r.median_ns, r.p10_ns
-    result.gbps, result.ref_gbps = nbytes / k.median_ns, nbytes / r.median_ns
+    if nbytes is not None:
+        result.gbps, result.ref_gbps = nbytes / k.median_ns, nbytes / r.median_ns
+    if flops is not None:
+        result.gflops, result.ref_gflops = flops / k.median_ns, flops / r.median_ns
     result.speedup = r.median_ns / k.median_ns
     return result
 

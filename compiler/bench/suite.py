@@ -11,18 +11,29 @@
     reference = "a * b + c"            # NumPy expression: checked against, and timed as the baseline
     check = "out"                      # what to compare: an argument's value after the call, or "return"
     rtol = 1e-6                        # optional tolerances (numpy.allclose); defaults 1e-5 / 1e-6
-    seed = 1                           # optional
+    max_mismatch = 0.005               # optional: the fraction of values allowed beyond rtol/atol (default 0)
+    verify = "np.abs(got - expected).max() < 0.1"   # optional: a custom check instead of rtol/atol
+    flops_per_element = 2              # optional: floating-point operations per element of n (GFLOP/s)
     loop_elements = "n * n"            # optional: elements the main loop covers per call (default n),
                                        # for cycles per iteration (`ea bench --cycles`)
     loop_step = 8                      # optional: elements per main-loop iteration, where the machine
                                        # code does not show it (a loop of scalar or libm code)
     cycle_sizes = { L1 = [64, 128] }   # optional: the sizes of each class instead of those chosen by
                                        # working set (L1: two sizes, the slope between them; DRAM: one)
+    seed = 1                           # optional
     [bench.args]                       # one entry per parameter, in any order
     a = { dtype = "float32", dist = "uniform", low = -1, high = 1 }
     out = { dtype = "float32", dist = "zeros" }
     alpha = 0.5                        # a scalar argument
     w = "isqrt(n)"                     # a string is an expression in n
+
+Several named sizes per bench (sizes.py): `sizes = [{m = 256, n = 128, k = 64}, ...]`;
+the parameters are names in every expression, array lengths are expressions of them
+(`length = "m * k"`), and `bytes = "4 * (m*k + k*n + m*n)"` / `flops = "2 * m * n * k"`
+give the work of one call where "per element" has no meaning (`*_per_element` multiply
+a size's `n`). At least one of bytes_per_element, bytes, flops_per_element, flops.
+`verify` sees the arguments after the call by name, `got` (what `check` names),
+`expected` (the reference's value) and the size's parameters; it must be true.
 
 Array entries: `dtype` (a NumPy dtype name, or a struct of the kernel such as
 "Particle"), `dist` (uniform | normal | integers | zeros | ones | full),
@@ -30,19 +41,20 @@ Array entries: `dtype` (a NumPy dtype name, or a struct of the kernel such as
 `length` (an expression in n; default "n"), `shape` (a list of expressions),
 `seed`. A suite (or a `[[bench]]`) may have a `prelude`: Python statements
 run once, whose names (helper functions for a reference, say) expressions
-can use. Expressions see `n`, `np` (or `numpy`), `isqrt` and the arguments defined before
-them; the reference sees the arguments as they were before the call. A suite
+can use. Expressions see the size (`n`, or the named parameters), `np` (or `numpy`),
+`isqrt` and the arguments defined before them; the reference sees the arguments as they were before the call. A suite
 file is code, like a Makefile: only run suites you trust.
 """
 from __future__ import annotations
 
 import math
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from .sizes import Size, as_size, parse_size, parse_sizes, size_label  # noqa: F401 - re-exported
 
 
 class BenchError(Exception):
@@ -50,11 +62,11 @@ class BenchError(Exception):
 
 
 DISTS = ("uniform", "normal", "integers", "zeros", "ones", "full")
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _ARRAY_KEYS = {"dtype", "dist", "low", "high", "mean", "std", "value", "length", "shape", "seed"}
-_BENCH_KEYS = {"function", "name", "sizes", "bytes_per_element", "reference", "check", "rtol", "atol",
-               "seed", "args", "prelude", "loop_elements", "loop_step", "cycle_sizes"}
+_BENCH_KEYS = {"function", "name", "sizes", "bytes_per_element", "bytes", "flops_per_element", "flops",
+               "reference", "check", "rtol", "atol", "max_mismatch", "verify", "seed", "args", "prelude",
+               "loop_elements", "loop_step", "cycle_sizes"}
+_WORK_KEYS = ("bytes_per_element", "bytes", "flops_per_element", "flops")
 _SUITE_KEYS = {"kernel", "baseline", "history", "bench", "prelude", "tune"}
 
 
@@ -76,12 +88,17 @@ class ArraySpec:
 class BenchSpec:
     name: str
     function: str
-    sizes: list[int]
-    bytes_per_element: float
+    sizes: list[Size]
+    bytes_per_element: float | None
     reference: str
     check: str = "return"
     rtol: float = 1e-5
     atol: float = 1e-6
+    max_mismatch: float = 0.0  # the fraction of values allowed to differ beyond rtol/atol
+    verify: str = ""  # a custom check expression (replaces rtol/atol/max_mismatch)
+    bytes: str = ""  # bytes moved by one call, an expression of the size
+    flops_per_element: float | None = None
+    flops: str = ""  # floating-point operations of one call, an expression of the size
     seed: int = 1
     prelude: str = ""  # the suite's prelude, then the bench's own
     loop_elements: str = "n"  # expression in n: the elements the main loop covers per call
@@ -102,27 +119,6 @@ class Suite:
     @property
     def name(self) -> str:
         return self.path.name.removesuffix(".toml").removesuffix(".bench")
-
-
-def parse_size(value) -> int:
-    """4096, "4K", "16M" -> elements (binary units)."""
-    if isinstance(value, bool):
-        raise ValueError(value)
-    if isinstance(value, int):
-        if value <= 0:
-            raise ValueError(value)
-        return value
-    m = _SIZE.match(str(value))
-    if not m or int(m.group(1)) <= 0:
-        raise ValueError(value)
-    return int(m.group(1)) * _UNITS[m.group(2).upper()]
-
-
-def size_label(n: int) -> str:
-    for unit in ("G", "M", "K"):
-        if n >= _UNITS[unit] and n % _UNITS[unit] == 0:
-            return f"{n // _UNITS[unit]}{unit}"
-    return str(n)
 
 
 def find_suite(path) -> Path | None:
@@ -170,33 +166,40 @@ def load_suite(path) -> Suite:
 
 def _bench(raw: dict, where: str, prelude: str) -> BenchSpec:
     _no_unknown(raw, _BENCH_KEYS, where)
-    for key in ("function", "sizes", "bytes_per_element", "reference"):
+    for key in ("function", "sizes", "reference"):
         if key not in raw:
             raise BenchError(f"{where}: missing required key '{key}'")
     function = _string(raw["function"], f"{where}: function")
     where = f"{where.rsplit(':', 1)[0]}: [[bench]] {raw.get('name', function)}"
-    sizes_raw = raw["sizes"]
-    if not isinstance(sizes_raw, list) or not sizes_raw:
-        raise BenchError(f"{where}: 'sizes' must be a non-empty list such as [\"64K\", \"16M\"]")
-    sizes = []
-    for s in sizes_raw:
-        try:
-            sizes.append(parse_size(s))
-        except ValueError:
-            raise BenchError(f"{where}: bad size {s!r} (a positive count, optionally with K, M or G)") from None
+    if not any(key in raw for key in _WORK_KEYS):
+        raise BenchError(f"{where}: missing required key 'bytes_per_element' (or bytes, flops_per_element, "
+                         "flops: the work of one call, for GB/s or GFLOP/s)")
+    sizes = parse_sizes(raw["sizes"], where, BenchError)
+    for key in ("bytes_per_element", "flops_per_element"):
+        if key in raw and "n" not in sizes[0].names:
+            raise BenchError(f"{where}: '{key}' multiplies the size's n, which these sizes do not have "
+                             f"({', '.join(sizes[0].names)}): write {key.split('_')[0]} = \"...\" as an expression")
     spec = BenchSpec(
         name=_string(raw.get("name", function), f"{where}: name"), function=function, sizes=sizes,
-        bytes_per_element=_number(raw["bytes_per_element"], f"{where}: bytes_per_element", positive=True),
+        bytes_per_element=_optional(raw, "bytes_per_element", where),
         reference=_expression(raw["reference"], f"{where}: reference"),
         check=_string(raw.get("check", "return"), f"{where}: check"),
         rtol=_number(raw.get("rtol", 1e-5), f"{where}: rtol"),
         atol=_number(raw.get("atol", 1e-6), f"{where}: atol"),
+        max_mismatch=_fraction(raw.get("max_mismatch", 0.0), f"{where}: max_mismatch"),
+        verify=_expression(raw["verify"], f"{where}: verify") if "verify" in raw else "",
+        bytes=_expression(raw["bytes"], f"{where}: bytes") if "bytes" in raw else "",
+        flops_per_element=_optional(raw, "flops_per_element", where),
+        flops=_expression(raw["flops"], f"{where}: flops") if "flops" in raw else "",
         seed=int(_number(raw.get("seed", 1), f"{where}: seed")),
         loop_elements=_expression(str(raw.get("loop_elements", "n")), f"{where}: loop_elements"),
         loop_step=int(_number(raw["loop_step"], f"{where}: loop_step", positive=True)) if "loop_step" in raw else None,
         prelude="\n".join(filter(None, [prelude, _code(raw.get("prelude", ""), f"{where}: prelude")])))
     if "cycle_sizes" in raw:
         spec.cycle_sizes = _cycle_sizes(raw["cycle_sizes"], f"{where}: cycle_sizes")
+    for a, b in (("bytes_per_element", "bytes"), ("flops_per_element", "flops")):
+        if a in raw and b in raw:
+            raise BenchError(f"{where}: give '{a}' or '{b}', not both")
     args = raw.get("args", {})
     if not isinstance(args, dict):
         raise BenchError(f"{where}: 'args' must be a table of the function's parameters")
@@ -258,6 +261,17 @@ def _arg(value, where: str):
     return spec
 
 
+def _optional(raw: dict, key: str, where: str) -> float | None:
+    return _number(raw[key], f"{where}: {key}", positive=True) if key in raw else None
+
+
+def _fraction(value, where: str) -> float:
+    value = _number(value, where)
+    if not 0 <= value < 1:
+        raise BenchError(f"{where}: expected a fraction of the values, at least 0 and below 1 (e.g. 0.005)")
+    return value
+
+
 def _no_unknown(table: dict, known: set[str], where: str) -> None:
     for key in table:
         if key not in known:
@@ -296,6 +310,6 @@ def _code(text, where: str) -> str:
     return text
 
 
-def namespace(n: int) -> dict:
-    """What expressions in a suite can use."""
-    return {"n": n, "np": np, "numpy": np, "isqrt": math.isqrt}
+def namespace(size) -> dict:
+    """What expressions in a suite can use at `size` (a Size, or a count n)."""
+    return {**as_size(size).env(), "np": np, "numpy": np, "isqrt": math.isqrt}

@@ -14,7 +14,7 @@ from .flags import HELP_FLAGS, wants_help
 USAGE = """usage: ea bench <suite.bench.toml | file.ea | folder | manifest.toml> [options]
        ea bench --calibrate [--target CPU]   measure this machine for `ea inspect`'s predictions
   --bench NAME          only this benchmark (repeatable)
-  --sizes 64K,16M       sizes to sweep instead of the suite's
+  --sizes 64K,16M       sizes to sweep instead of the suite's (benches sized by one n)
   --quick               short measurements (smoke runs; marked quick, compared only with quick runs)
   --reps N              exactly N samples per measurement
   --no-bandwidth        skip the triad bandwidth measurement

@@ -64,7 +64,7 @@ def run(args: BenchArgs) -> int:
         from .bench_cycles import run_cycle_suites
         return run_cycle_suites(args, suites)
     err = Console(stderr=True)
-    out = Console(soft_wrap=False, width=max(Console().width, 120)) if not args.json else None
+    out = Console(soft_wrap=False, width=max(Console().width, 150)) if not args.json else None
     docs, code, bandwidth = [], 0, None
     for suite in suites:
         try:

@@ -1,7 +1,8 @@
 """`ea tune`: search for a faster version of a kernel, verified against its
 bench suite's reference. Exit codes: 0 done (faster or not), 1 error,
-130 interrupted (what was found so far is reported; a re-run resumes from
-the cache)."""
+3 the best found was slower than the original measured side by side at the
+end (nothing written), 130 interrupted (what was found so far is reported;
+a re-run resumes from the cache)."""
 from __future__ import annotations
 
 import sys
@@ -37,6 +38,10 @@ largest size beyond the noise. The best is written to <stem>.tuned.ea (or in pla
   target options as for `ea`: --target CPU --avx512 --opt-level N ...
   -h, --help            this help
 An option's value may also be written --opt=value.
+
+Exit status: 0 done (a faster kernel written, or none found), 1 error, 3 the best variant
+was slower than the original when measured side by side at the end (nothing written),
+130 interrupted (a re-run resumes from the cache).
 """
 
 _VALUES = ("--function", "--space", "--strategy", "--budget", "--time", "--propose-cmd", "--propose-timeout",

@@ -16,14 +16,16 @@ Public API (the CLI, the TUI and the language server use only this):
     cfg = TuneConfig(kernel=Path("reductions.ea"), functions=["max_f32"])
     result = tune(cfg, progress=on_event, cancel=threading.Event())
     result.to_json()                           # baseline_us, best_us, speedup, best_file, ...
+    tally(result.history)                      # tried = evaluated + cached + unmeasured; not applicable apart
     path = write_result(result, apply=False)   # <stem>.tuned.ea, or in place (backup <stem>.ea.orig)
 """
 from __future__ import annotations
 
 from .config import TuneConfig, TuneError
 from .engine import Target, TuneEvent, tune, tune_targets
+from .judgement import Tally, tally
 from .outcome import Outcome
 from .result import Attempt, SizeRow, TuneResult, backup_path, unified_diff, write_result
 
-__all__ = ["Attempt", "Outcome", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "tune",
-           "backup_path", "tune_targets", "unified_diff", "write_result"]
+__all__ = ["Attempt", "Outcome", "SizeRow", "Tally", "Target", "TuneConfig", "TuneError", "TuneEvent", "TuneResult",
+           "tune", "backup_path", "tally", "tune_targets", "unified_diff", "write_result"]

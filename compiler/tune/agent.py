@@ -3,7 +3,7 @@ again, each time showing it the current best, what `inspect` says about it,
 its benchmark per size and the last attempts; gate every answer."""
 from __future__ import annotations
 
-from ..bench.suite import size_label
+from ..bench.suite import Size
 from .propose import prompt, run_proposer
 
 DEFAULT_ROUNDS = 10
@@ -43,10 +43,12 @@ def _results(run) -> list[str]:
     ev = run.last_eval
     lines = []
     for bench in run.benches:
-        for n, row in sorted(ev.benches.get(bench, {}).items(), key=lambda kv: int(kv[0])):
+        for n, row in sorted(ev.benches.get(bench, {}).items(), key=lambda kv: Size.from_key(kv[0])):
             numpy = run.baseline_eval.benches.get(bench, {}).get(n, {}).get("numpy_us")
             vs = f" (NumPy {numpy:.2f} µs)" if numpy else ""
-            lines.append(f"- {bench} at n={size_label(int(n))}: {row['us']:.2f} µs{vs}")
+            size = Size.from_key(n)
+            at = f"n={size.label}" if size.single else size.label
+            lines.append(f"- {bench} at {at}: {row['us']:.2f} µs{vs}")
     return lines
 
 

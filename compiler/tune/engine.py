@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..analysis import Analysis, analyze
-from ..bench.suite import BenchError, find_suite, load_suite
+from ..bench.suite import BenchError, Size, find_suite, load_suite
 from ..bench.timing import Cancelled
 from ..syntax.tokens import COMMENT, EOF
 from . import transforms as T
@@ -20,6 +20,8 @@ from .config import TuneConfig, TuneError, read_settings
 from ..inspect.model import Bottleneck
 from .outcome import REJECTED_FOR_GOOD, Outcome
 from .gate import RULES, Evaluation, decide, run_worker
+from .judgement import final_verdict, machine_load
+from .worker import pin_cpu
 from .params import check_params
 from .result import Attempt, SizeRow, TuneResult
 from .space import build_space, render
@@ -46,6 +48,7 @@ class TuneEvent:
     rejected: int = 0
     cache_hits: int = 0
     best_source: str | None = None  # the current best kernel (for a live diff)
+    speedup: float | None = None  # the best against the original: its accepted steps' ratios multiplied
 
 
 def tune_targets(kernel) -> list[Target]:
@@ -111,6 +114,9 @@ class _Run:
         self.seen: set[str] = set()
         self.evaluated = self.cache_hits = self.accepted = 0
         self.scores: dict[str, float] = {}
+        # Per bench: the current best against the original (ratio.py), the accepted steps' ratios multiplied.
+        self.chain: dict[str, float] = {}
+        self.load_before = machine_load()
         self.last_eval: Evaluation | None = None
         self.edges = True  # verify at the edge lengths too (guarded arrays)
         self.phase_budget: int | None = None
@@ -180,14 +186,31 @@ class _Run:
     def tell(self, kind: str, message: str = "", attempt: Attempt | None = None) -> None:
         if self.progress is None:
             return
-        rejected = sum(1 for a in self.history if not a.accepted)
+        rejected = sum(1 for a in self.history if not a.accepted and a.outcome != "not-applicable")
         best = getattr(self, "best", None)
         self.progress(TuneEvent(kind, message, attempt, self.best_us, self.baseline_us, self.evaluated,
-                                self.accepted, rejected, self.cache_hits, best.text if best else None))
+                                self.accepted, rejected, self.cache_hits, best.text if best else None,
+                                self.vs_original if self.baseline_us is not None else None))
+
+    @property
+    def vs_original(self) -> float:
+        return self.ratio_to_original(self.benches)
+
+    def ratio_to_original(self, benches: list[str]) -> float:
+        """The current best against the original at the largest sizes of `benches`: the original's
+        times over the best's as the chains of accepted steps put them."""
+        if not self.chain:
+            return 1.0
+        base = {b: self.baseline_eval.benches[b][str(self.sizes[b])]["us"] for b in benches}
+        return sum(base.values()) / sum(base[b] / self.chain[b] for b in benches)
 
     @property
     def best_us(self) -> float | None:
-        return sum(self.scores.values()) if self.scores else None
+        """The best's time at the largest sizes as the original's over the best's ratio to it: one
+        measure of "faster" from the live line to the end (ratio.py)."""
+        if self.baseline_us is None:
+            return sum(self.scores.values()) if self.scores else None
+        return self.baseline_us / self.vs_original
 
     def _baseline(self) -> _Best:
         self.baseline_us = None
@@ -215,7 +238,10 @@ class _Run:
         self.last_eval = ev
         self.scores = {b: ev.benches[b][str(self.sizes[b])]["us"] for b in self.benches}
         self.baseline_us = self.best_us
-        self.tell("baseline", f"original: {self.baseline_us:.1f} µs at the largest size")
+        self.chain = {b: 1.0 for b in self.benches}
+        self.noise = max(ev.benches[b][str(self.sizes[b])].get("spread", 0.0) for b in self.benches)
+        self.tell("baseline", f"original: {self.baseline_us:.1f} µs at the largest size; "
+                              f"{self.load_before.text()}, timing noise ±{self.noise:.1%}")
         return best
 
     def _as_best(self, text: str, analysis: Analysis) -> _Best:
@@ -308,7 +334,8 @@ class _Run:
             return False
         self.seen.add(key)
         path = self.cache.variant_path(key, text)
-        pair = digest(self.best.key, benches)
+        chained = self.ratio_to_original(benches)
+        pair = digest(self.best.key, benches, round(chained, 4))
         entry = None if self.cfg.fresh else self.cache.get(key)
         cached = entry is not None and (entry["outcome"] in REJECTED_FOR_GOOD or pair in entry["decisions"])
         if cached:
@@ -321,7 +348,7 @@ class _Run:
             self.evaluated += 1
             decision = None
             if ev.outcome == Outcome.OK:
-                d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis))
+                d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis), chained)
                 decision = {"outcome": d.outcome, "reason": d.reason}
             latest = self.cache.get(key)  # another run may have added decisions while this one measured
             decisions = dict(latest["decisions"]) if latest is not None and ev.outcome == Outcome.OK else {}
@@ -333,11 +360,13 @@ class _Run:
             self._record(Attempt(index, label, ev.outcome, ev.reason, cached=cached, function=fn,
                                  variant=str(path)))
             return False
-        times = {int(n): row["us"] for n, row in ev.benches[benches[0]].items()}
+        times = {n: row["us"] for n, row in ev.benches[benches[0]].items()}
         score = ev.score_us(benches, self.sizes)
         attempt = Attempt(index, label, Outcome(decision["outcome"]), decision["reason"], times, score, cached, fn, str(path))
         if attempt.accepted:
             self.accepted += 1
+            for b in benches:
+                self.chain[b] *= ev.benches[b][str(self.sizes[b])]["ratio"]
             self.best = _Best(text, analysis, key, path)
             for b in benches:
                 self.scores[b] = ev.benches[b][str(self.sizes[b])]["us"]
@@ -372,33 +401,39 @@ class _Run:
                                "the table shows the original's times")
                 self.tell("message", result.note)
                 final = self.baseline_eval
-            elif self._slower_than_original(final):
-                # Each step won against the one before it, yet side by side with the original the
-                # end result loses at the largest size (noise that added up): keep the original.
-                result.note = ("measured side by side at the end, the best variant was slower than the "
-                               f"original at the largest size ({result.best_label}): the original is kept")
-                self.tell("message", result.note)
-                result.best_source, result.best_label = self.original, ""
-                self.best, final = base, self.baseline_eval
+            else:
+                verdict = final_verdict([final.benches[b][str(self.sizes[b])] for b in self.benches])
+                if verdict.slower:
+                    # Each step won against the one before it, yet side by side with the original the
+                    # end result loses at the largest size (noise that added up): keep the original.
+                    result.note = ("measured side by side at the end, the best variant was slower than the "
+                                   f"original at the largest size ({verdict.ratio:.3f}×, {result.best_label}): "
+                                   "the original is kept, nothing is written")
+                    self.tell("message", result.note)
+                    result.slower_at_end, result.rejected_label = True, result.best_label
+                    result.best_source, result.best_label = self.original, ""
+                    self.best = base
+        result.search_speedup = self.vs_original
+        result.noise, result.load_before, result.load_after = self.noise, self.load_before, machine_load()
+        result.cpu = pin_cpu()
         for b in self.benches:
             fn = self._function_of(b)
-            for n, row in sorted(final.benches[b].items(), key=lambda kv: int(kv[0])):
+            for n, row in sorted(final.benches[b].items(), key=lambda kv: Size.from_key(kv[0])):
                 numpy = self.baseline_eval.benches[b].get(n, {}).get("numpy_us")
                 baseline = row.get("incumbent_us", row["us"])
-                result.rows.append(SizeRow(fn, b, int(n), baseline, row["us"], numpy))
-        if self.best.key != base.key:
-            result.bottleneck_after = {fn: f.get("bottleneck", "") for fn, f in final.facts.items()}
-            if final is not self.baseline_eval:
-                largest = [r for r in result.rows if r.size == self.sizes[r.bench]]
-                result.baseline_us = sum(r.baseline_us for r in largest)
-                result.best_us = sum(r.best_us for r in largest)
+                result.rows.append(SizeRow(fn, b, Size.from_key(n), baseline, row["us"], numpy,
+                                           row.get("ratio_lo"), row.get("ratio_hi"),
+                                           n == str(self.sizes[b]), row.get("flops")))
+        if final is not self.baseline_eval:
+            # The figures of the side-by-side measurement; with the original kept, its own.
+            largest = [r for r in result.rows if r.largest]
+            result.baseline_us = sum(r.baseline_us for r in largest)
+            result.best_us = result.baseline_us if result.slower_at_end else sum(r.best_us for r in largest)
+            if not result.slower_at_end:
+                result.bottleneck_after = {fn: f.get("bottleneck", "") for fn, f in final.facts.items()}
         result.elapsed_s = time.monotonic() - self.t0
         self.tell("done", f"best {result.best_us:.1f} µs, {result.speedup:.2f}× the original")
         return result
-
-    def _slower_than_original(self, final: Evaluation) -> bool:
-        rows = [final.benches[b][str(self.sizes[b])] for b in self.benches]
-        return max(r["ratio_hi"] for r in rows) < 1.0
 
     def _final(self, base: _Best) -> Evaluation:
         """The best against the original, measured together at every size."""

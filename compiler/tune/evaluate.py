@@ -6,18 +6,15 @@ worker down."""
 from __future__ import annotations
 
 import ctypes
-import statistics
 
 import numpy as np
 
-from ..bench.check import first_bad_index, mismatch
+from ..bench.check import first_bad_index, judge
 from ..bench.inputs import bench_namespace, copy_args, make_args
-from ..bench.suite import BenchError, BenchSpec, size_label
+from ..bench.suite import BenchError, BenchSpec, Size, as_size, size_label
 from ..bench.timing import Budget, measure
 from .guard import guarded
-
-# The median of paired ratios, and its 95 % interval (the notched box plot's 1.58 IQR / sqrt(n)).
-_NOTCH = 1.58
+from .ratio import ratio_interval, spread
 
 
 class Wrong(Exception):
@@ -35,10 +32,16 @@ def structs_of(kernel) -> dict:
             if isinstance(value, type) and issubclass(value, ctypes.Structure)}
 
 
-def run_once(kernel, spec: BenchSpec, n: int, guard: bool = False):
-    """(result to check, expected), or None when the reference is undefined at n (only the edge
-    lengths may be: at a suite size that is a BenchError). With `guard` every array ends at an
-    inaccessible page (guard.py), and `guard` is what marks an edge length."""
+def edge_sizes(spec: BenchSpec, step: int) -> list[Size]:
+    """The edge lengths as sizes of `spec`: every size parameter at each length."""
+    return [spec.sizes[0].with_all(e) for e in edge_lengths(step)]
+
+
+def run_once(kernel, spec: BenchSpec, n: Size, guard: bool = False):
+    """(result to check, expected, the namespace after the call), or None when the reference is
+    undefined at n (only the edge lengths may be: at a suite size that is a BenchError). With
+    `guard` every array ends at an inaccessible page (guard.py), and `guard` is what marks an edge length."""
+    n = as_size(n)
     env = bench_namespace(spec, n)
     try:
         args = make_args(spec, n, structs_of(kernel), env)
@@ -50,14 +53,19 @@ def run_once(kernel, spec: BenchSpec, n: int, guard: bool = False):
     except Exception as err:  # noqa: BLE001 - the reference (or the inputs) are not defined at this n
         if guard:
             return None
-        raise BenchError(f"[[bench]] {spec.name} at n={n}: the inputs or the reference failed: "
+        raise BenchError(f"[[bench]] {spec.name} at {_at(n)}: the inputs or the reference failed: "
                          f"{type(err).__name__}: {err}") from None
     returned = getattr(kernel, spec.function)(**args)
     got = returned if spec.check == "return" else args[spec.check]
-    return got, expected
+    return got, expected, {**env, **args}
 
 
-def verify(kernel, spec: BenchSpec, lengths: list[int], required: set[int], incumbent=None,
+def _at(n: Size) -> str:
+    """`n=1000` or `m=64,k=32`, as messages name a size."""
+    return f"n={n.key}" if n.single else n.key
+
+
+def verify(kernel, spec: BenchSpec, lengths: list[Size], required: set[Size], incumbent=None,
            on_check=None) -> None:
     """Raise Wrong at the first length where the variant differs from the reference. At
     lengths outside `required` (the edges), a length where the reference is undefined, or
@@ -70,19 +78,19 @@ def verify(kernel, spec: BenchSpec, lengths: list[int], required: set[int], incu
             outcome = run_once(kernel, spec, n, guard=guard)
         except Exception as err:  # noqa: BLE001 - the binding refused this input
             if n in required or _incumbent_ok(incumbent, spec, n):
-                raise Wrong(f"{spec.function} at n={n}: raised {type(err).__name__}: {err}") from None
+                raise Wrong(f"{spec.function} at {_at(n)}: raised {type(err).__name__}: {err}") from None
             continue
         if outcome is None:
             continue
-        got, expected = outcome
-        why = mismatch(got, expected, spec.rtol, spec.atol)
+        got, expected, env = outcome
+        why = judge(spec, got, expected, env)
         if why is None:
             continue
         if n not in required and not _incumbent_ok(incumbent, spec, n):
             continue
-        first = first_bad_index(got, expected, spec.rtol, spec.atol)
+        first = None if spec.verify or spec.max_mismatch else first_bad_index(got, expected, spec.rtol, spec.atol)
         where = f"; first mismatch at index {first}" if first is not None else ""
-        raise Wrong(f"{spec.function} at n={n}: {why}{where}")
+        raise Wrong(f"{spec.function} at {_at(n)}: {why}{where}")
 
 
 def _incumbent_ok(incumbent, spec: BenchSpec, n: int) -> bool:
@@ -92,7 +100,7 @@ def _incumbent_ok(incumbent, spec: BenchSpec, n: int) -> bool:
         outcome = run_once(incumbent, spec, n, guard=True)
     except Exception:  # noqa: BLE001
         return False
-    return outcome is not None and mismatch(outcome[0], outcome[1], spec.rtol, spec.atol) is None
+    return outcome is not None and judge(spec, *outcome) is None
 
 
 def budgets(quick: bool) -> tuple[Budget, Budget]:
@@ -103,10 +111,11 @@ def budgets(quick: bool) -> tuple[Budget, Budget]:
             Budget(seconds=0.35, min_samples=15, max_samples=120, sample_ns=2e6, warmup_ns=2e7))
 
 
-def time_sizes(kernel, spec: BenchSpec, sizes: list[int], quick: bool, incumbent=None,
+def time_sizes(kernel, spec: BenchSpec, sizes: list[Size], quick: bool, incumbent=None,
                reference: bool = False) -> dict[str, dict]:
-    """Per size: the variant's median µs and, when given, the incumbent's and the paired ratio
-    (incumbent / variant: above 1 the variant is faster) with its 95 % interval."""
+    """Per size (by its key): the variant's median µs and the spread of its samples (ratio.spread)
+    and, when given, the incumbent's and the ratio of their medians (incumbent / variant: above 1
+    the variant is faster) with its 95 % interval (ratio.ratio_interval)."""
     small, large = budgets(quick)
     out = {}
     largest = max(sizes)
@@ -124,18 +133,24 @@ def time_sizes(kernel, spec: BenchSpec, sizes: list[int], quick: bool, incumbent
             code = compile(spec.reference, spec.name, "eval")
             fns["reference"] = lambda code=code, env=env: eval(code, env)  # noqa: S307
         stats = measure(fns, large if n == largest else small)
-        row = {"us": stats["variant"].median_ns / 1e3, "size": size_label(n)}
+        row = {"us": stats["variant"].median_ns / 1e3, "size": size_label(n),
+               "spread": spread(stats["variant"].samples), "flops": _flops(spec, n, env)}
         if incumbent is not None:
-            ratios = sorted(i / v for v, i in zip(stats["variant"].samples, stats["incumbent"].samples))
-            q1, q3 = np.percentile(ratios, [25, 75])
-            half = _NOTCH * float(q3 - q1) / len(ratios) ** 0.5
-            mid = statistics.median(ratios)
-            row.update(incumbent_us=stats["incumbent"].median_ns / 1e3, ratio=mid, ratio_lo=mid - half,
-                       ratio_hi=mid + half)
+            mid, lo, hi = ratio_interval(stats["variant"].samples, stats["incumbent"].samples)
+            row.update(incumbent_us=stats["incumbent"].median_ns / 1e3, ratio=mid, ratio_lo=lo, ratio_hi=hi,
+                       incumbent_spread=spread(stats["incumbent"].samples))
         if reference:
             row["numpy_us"] = stats["reference"].median_ns / 1e3
-        out[str(n)] = row
+        out[n.key] = row
     return out
+
+
+def _flops(spec: BenchSpec, n: Size, env: dict) -> float | None:
+    """The floating-point operations of one call, when the suite counts them (for GFLOP/s)."""
+    if not (spec.flops or spec.flops_per_element):
+        return None
+    from ..bench.runner import work
+    return work(spec, n, env)[1]
 
 
 def _caller(kernel, spec: BenchSpec, args: dict):
@@ -143,4 +158,4 @@ def _caller(kernel, spec: BenchSpec, args: dict):
     return lambda: fn(**args)
 
 
-__all__ = ["BenchError", "Wrong", "edge_lengths", "run_once", "time_sizes", "verify"]
+__all__ = ["BenchError", "Wrong", "edge_lengths", "edge_sizes", "run_once", "time_sizes", "verify"]

@@ -1,7 +1,9 @@
 """The gate every variant passes: run the worker (compile, verify, time)
 with a time limit, then decide on the largest size. A variant that is wrong
 anywhere is rejected before it is timed; one that is faster only within the
-measured noise is not accepted."""
+measured noise is not accepted, and one accepted for another reason than
+speed (equal, with fewer lines) never leaves the result slower than the
+original."""
 from __future__ import annotations
 
 import json
@@ -11,13 +13,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..bench.harness import signal_name
-from ..bench.suite import size_label
+from ..bench.suite import Size
 from ..options import Options
 from . import procs
 from .outcome import Outcome
+from .ratio import combined
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
-RULES = 5  # the decision rules' version: part of the cache key, since cached decisions replay
+RULES = 6  # the decision rules' version: part of the cache key, since cached decisions replay
 
 
 @dataclass
@@ -26,6 +29,7 @@ class Evaluation:
     reason: str = ""
     benches: dict = field(default_factory=dict)  # bench -> str(size) -> row (evaluate.time_sizes)
     facts: dict = field(default_factory=dict)  # function -> {"step", "bottleneck"}
+    cpu: int | None = None  # the core the worker was pinned to
 
     def score_us(self, benches: list[str], sizes: dict[str, int]) -> float | None:
         """The variant's median µs at each tuned bench's largest size, summed."""
@@ -39,13 +43,15 @@ def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list
                quick: bool, timeout_s: float, reference: bool = False, cancel=None, edges: bool = True,
                same_code: bool = True) -> Evaluation:
     """Raises bench.timing.Cancelled when `cancel` is set while the worker runs. With `same_code`,
-    a candidate with the incumbent's machine code is a duplicate, not timed."""
+    a candidate with the incumbent's machine code is a duplicate, not timed. The worker is
+    pinned to one core (worker.pin_cpu) where the OS allows."""
+    from .worker import pin_cpu
     with tempfile.TemporaryDirectory(prefix="ea-tune-") as tmp:
         req_path, result = Path(tmp) / "request.json", Path(tmp) / "result.json"
         req_path.write_text(json.dumps({
             "suite": str(suite), "candidate": str(candidate), "incumbent": str(incumbent) if incumbent else None,
             "tuned": tuned, "options": asdict(options), "quick": quick, "reference": reference,
-            "edges": edges, "same_code": same_code, "result": str(result)}))
+            "edges": edges, "same_code": same_code, "result": str(result), "cpu": pin_cpu()}))
         try:
             code, _, err = procs.run([sys.executable, "-m", "ea_compiler.tune.worker", str(req_path)],
                                      timeout_s=timeout_s, cancel=cancel, keep_stdout=False)
@@ -65,7 +71,8 @@ def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list
             tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
             return Evaluation(Outcome.ERROR, f"the evaluation failed: {tail[0]}")
         data = json.loads(result.read_text())
-    return Evaluation(Outcome(data["outcome"]), data.get("reason", ""), data.get("benches", {}), data.get("facts", {}))
+    return Evaluation(Outcome(data["outcome"]), data.get("reason", ""), data.get("benches", {}), data.get("facts", {}),
+                      data.get("cpu"))
 
 
 @dataclass
@@ -74,26 +81,32 @@ class Decision:
     reason: str
 
 
-def decide(ev: Evaluation, benches: list[str], sizes: dict[str, int], lines_before: int,
-           lines_after: int) -> Decision:
+def decide(ev: Evaluation, benches: list[str], sizes: dict[str, Size], lines_before: int,
+           lines_after: int, best_vs_original: float = 1.0) -> Decision:
     """Accept a gain of at least MIN_GAIN beyond the 95 % interval at the largest size of every
     tuned bench; or, at equal speed there, a gain as large at a smaller size with none of
-    them slower in the median (the largest size still decides: a variant that only fits a cache better loses);
-    or equal speed with fewer lines."""
+    them slower in the median (the largest size still decides: a variant that only fits a cache
+    better loses); or equal speed with fewer lines. `best_vs_original`: the current best's ratio
+    to the original (the accepted steps' ratios multiplied): an equal variant is accepted only
+    when that chain times its own ratio stays at 1 or above, so equal steps cannot add up to a
+    slowdown."""
     rows = [ev.benches[b][str(sizes[b])] for b in benches]
     lo = min(r["ratio_lo"] for r in rows)
     hi = max(r["ratio_hi"] for r in rows)
-    mid = sum(r["incumbent_us"] for r in rows) / sum(r["us"] for r in rows)
+    mid = combined(rows)
     text = f"{mid:.3f}× the current best (95 % interval {lo:.3f}–{hi:.3f})"
     if lo >= 1 + MIN_GAIN:
         return Decision(Outcome.ACCEPTED, f"faster: {text}")
     if hi < 1.0:
         return Decision(Outcome.SLOWER, f"slower: {text}")
-    smaller = [(b, n, row) for b in benches for n, row in ev.benches[b].items() if int(n) != sizes[b]]
-    if smaller and all(row["ratio"] >= 1.0 and row["ratio_hi"] >= 1.0 for _, _, row in smaller) \
+    vs_original = best_vs_original * mid
+    drift = "" if vs_original >= 1.0 else \
+        f"; equal, but it would leave the result at {vs_original:.3f}× the original"
+    smaller = [(b, n, row) for b in benches for n, row in ev.benches[b].items() if n != str(sizes[b])]
+    if not drift and smaller and all(row["ratio"] >= 1.0 and row["ratio_hi"] >= 1.0 for _, _, row in smaller) \
             and any(row["ratio_lo"] >= 1 + MIN_GAIN for _, _, row in smaller):
-        gains = ", ".join(f"{size_label(int(n))} {row['ratio']:.2f}×" for _, n, row in smaller)
+        gains = ", ".join(f"{Size.from_key(n).label} {row['ratio']:.2f}×" for _, n, row in smaller)
         return Decision(Outcome.ACCEPTED, f"equal at the largest size ({text}), faster at smaller sizes: {gains}")
-    if lo <= 1.0 <= hi and lines_after < lines_before:
+    if not drift and lo <= 1.0 <= hi and lines_after < lines_before:
         return Decision(Outcome.ACCEPTED, f"equal speed with {lines_before - lines_after} fewer lines: {text}")
-    return Decision(Outcome.NOISE, f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}")
+    return Decision(Outcome.NOISE, f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}{drift}")

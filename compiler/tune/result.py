@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .outcome import Outcome
+from ..bench.sizes import Size, as_size
+from .judgement import Load, losing_sizes, tally
 
 
 @dataclass
@@ -16,11 +18,11 @@ class Attempt:
     label: str
     outcome: Outcome
     reason: str = ""
-    times_us: dict[int, float] = field(default_factory=dict)  # size -> median µs (the tuned function's bench)
+    times_us: dict[str, float] = field(default_factory=dict)  # size key -> median µs (the tuned function's bench)
     score_us: float | None = None
     cached: bool = False
     function: str = ""
-    variant: str = ""  # the variant's source in the cache (`__eatune__/variants/...`), once it compiled
+    variant: str = ""  # the variant's source in the cache (`__eatune__/variants/...`), once it reached a worker
 
     @property
     def accepted(self) -> bool:
@@ -28,23 +30,38 @@ class Attempt:
 
     def to_json(self) -> dict:
         data = asdict(self)
-        data["times_us"] = {str(k): round(v, 3) for k, v in self.times_us.items()}
+        data["times_us"] = {str(k): round(v, 3) for k, v in self.times_us.items()}  # keys: size keys
         data["accepted"] = self.accepted
         return data
 
 
 @dataclass
 class SizeRow:
+    """One size of the final table: the original's and the best's medians, measured side by side."""
     function: str
     bench: str
-    size: int
+    size: Size
     baseline_us: float
     best_us: float
     numpy_us: float | None = None
+    ratio_lo: float | None = None  # the 95 % interval of `speedup` (ratio.py), when measured side by side
+    ratio_hi: float | None = None
+    largest: bool = False  # the size that decides
+    flops: float | None = None  # of one call, when the suite counts them
 
     @property
     def speedup(self) -> float:
         return self.baseline_us / self.best_us if self.best_us else 1.0
+
+    @property
+    def gflops(self) -> float | None:
+        """The best's GFLOP/s (flops per ns)."""
+        return self.flops / (self.best_us * 1e3) if self.flops and self.best_us else None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data.update(size=as_size(self.size).to_json(), speedup=round(self.speedup, 4), gflops=self.gflops)
+        return data
 
 
 @dataclass
@@ -66,6 +83,13 @@ class TuneResult:
     note: str = ""  # e.g. why the best found was not kept
     elapsed_s: float = 0.0
     best_file: Path | None = None
+    slower_at_end: bool = False  # the best found lost to the original side by side: the original kept
+    rejected_label: str = ""  # what that best was
+    search_speedup: float = 1.0  # the accepted steps' ratios multiplied: what the live line showed
+    noise: float = 0.0  # the spread of the original's timings at the largest size (ratio.spread)
+    load_before: Load | None = None
+    load_after: Load | None = None
+    cpu: int | None = None  # the core the workers were pinned to
 
     @property
     def speedup(self) -> float:
@@ -73,6 +97,18 @@ class TuneResult:
 
     def improved(self) -> bool:
         return self.best_source != self.original_source
+
+    @property
+    def speedup_interval(self) -> tuple[float, float] | None:
+        """The 95 % interval of `speedup` from the final measurement (None without one)."""
+        largest = [r for r in self.rows if r.largest and r.ratio_lo is not None]
+        if not largest:
+            return None
+        return min(r.ratio_lo for r in largest), max(r.ratio_hi for r in largest)
+
+    def losing_sizes(self) -> list[SizeRow]:
+        """Smaller sizes where the tuned kernel is slower than the original (improved results only)."""
+        return losing_sizes(self.rows) if self.improved() else []
 
     def diff(self) -> str:
         if not self.improved():
@@ -87,13 +123,21 @@ class TuneResult:
             "speedup": round(self.speedup, 4),
             "best_label": self.best_label,
             "best_file": str(self.best_file) if self.best_file else None,
+            "speedup_interval": self.speedup_interval,
+            "search_speedup": round(self.search_speedup, 4),
             "evaluated": self.evaluated,
             "cache_hits": self.cache_hits,
             "accepted": self.accepted,
+            "tally": asdict(tally(self.history)),
             "interrupted": self.interrupted,
+            "slower_at_end": self.slower_at_end,
             "note": self.note,
             "elapsed_s": round(self.elapsed_s, 2),
-            "sizes": [dict(asdict(r), speedup=round(r.speedup, 4)) for r in self.rows],
+            "noise": round(self.noise, 4),
+            "load_before": self.load_before.to_json() if self.load_before else None,
+            "load_after": self.load_after.to_json() if self.load_after else None,
+            "cpu": self.cpu,
+            "sizes": [r.to_json() for r in self.rows],
             "bottleneck_before": self.bottleneck_before,
             "bottleneck_after": self.bottleneck_after,
             "diff": self.diff(),

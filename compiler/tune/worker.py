@@ -7,6 +7,7 @@ costs one evaluation, not the tuning run."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -16,16 +17,39 @@ from .outcome import Outcome
 
 def main(argv: list[str]) -> int:
     request = json.loads(Path(argv[0]).read_text())
+    pinned = pin(request.get("cpu"))
     out = evaluate_request(request)
+    out["cpu"] = pinned
     Path(request["result"]).write_text(json.dumps(out))
     return 0
+
+
+def pin(cpu: int | None) -> int | None:
+    """Keep this process on one core where the OS allows (Linux): a timed loop that migrates
+    between cores mid-measurement pays for cold caches. The CPU pinned to, or None."""
+    if cpu is None or not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        return None
+    return cpu
+
+
+def pin_cpu() -> int | None:
+    """The core tuning workers are pinned to: the last one this process may use (CPU 0 takes
+    most interrupts), None where affinity cannot be set."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    return allowed[-1] if allowed else None
 
 
 def evaluate_request(req: dict) -> dict:
     from ..bench.suite import BenchError, load_suite
     from ..loader import CompileError, HostCPUError, load
     from ..options import Options
-    from .evaluate import Wrong, edge_lengths, time_sizes, verify
+    from .evaluate import Wrong, edge_sizes, time_sizes, verify
     from .samecode import same_machine_code
     opts = Options(**req["options"])
     suite = load_suite(req["suite"])
@@ -47,19 +71,19 @@ def evaluate_request(req: dict) -> dict:
     facts = _loop_facts(req["candidate"], opts)
     marker = Path(req["result"]).with_suffix(".checking")
 
-    def checking(function: str, n: int, guarded: bool) -> None:
-        marker.write_text(json.dumps({"where": f"{function} at n={n}", "guarded": guarded}))
+    def checking(function: str, n, guarded: bool) -> None:
+        where = f"{function} at n={n}" if n.single else f"{function} at {n}"
+        marker.write_text(json.dumps({"where": where, "guarded": guarded}))
 
-    def edges(function: str) -> set[int]:
-        step = facts.get(function, {}).get("step") or 8
-        return set(edge_lengths(step)) if req.get("edges", True) else set()
+    def edges(spec) -> set:
+        step = facts.get(spec.function, {}).get("step") or 8
+        return set(edge_sizes(spec, step)) if req.get("edges", True) else set()
     try:
         for spec in tuned:
-            verify(kernel, spec, sorted(set(spec.sizes) | edges(spec.function)), set(spec.sizes), incumbent,
-                   checking)
+            verify(kernel, spec, sorted(set(spec.sizes) | edges(spec)), set(spec.sizes), incumbent, checking)
         for spec in others:
             smallest = min(spec.sizes)
-            verify(kernel, spec, sorted({smallest} | edges(spec.function)), {smallest}, incumbent, checking)
+            verify(kernel, spec, sorted({smallest} | edges(spec)), {smallest}, incumbent, checking)
     except Wrong as err:
         return {"outcome": Outcome.WRONG, "reason": str(err), "facts": facts}
     except BenchError as err:

@@ -37,7 +37,7 @@ def write_suite(tmp: Path, kernel: str = FMA, suite: str = SUITE, stem: str = "k
     return path
 
 
-def ea_bench(*args, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def ea_bench(*args, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([*EA, "bench", *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT,
                           env={"EA_DEBUG": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
-                               "COLUMNS": "160"})
+                               "COLUMNS": "160", **(env or {})})

@@ -42,15 +42,16 @@ async def test_quick_run_fills_table_chart_and_history(tmp_path):
         await run_quick(pilot)
         rows = table_rows(app)
         assert [r[:2] for r in rows] == [["fma", "4K"], ["fma", "64K"]]
-        assert all(r[2] != "-" and r[4] != "-" and r[6].endswith("×") for r in rows)
-        assert rows[0][7] == "memory-bound"
+        # GFLOP/s and % of the FMA peak beside GB/s: "-" for a suite that does not count flops.
+        assert all(r[2] != "-" and r[4] != "-" and r[6] == r[7] == "-" and r[8].endswith("×") for r in rows)
+        assert rows[0][9] == "memory-bound"
         chart = app.query_one("#bench-chart")
         assert set(chart.series) == {"fma"} and chart.bandwidth
         assert "memory bandwidth" in screen_text(app) and "16K" not in chart.series
         assert "fma[64K]" in screen_text(app)  # the run is in the history now
         # a second run shows the change against the first
         await run_quick(pilot)
-        assert all(r[8].endswith("%") for r in table_rows(app))
+        assert all(r[10].endswith("%") for r in table_rows(app))
 
 
 async def test_wrong_kernel_is_shown_wrong_not_timed(tmp_path):
@@ -60,7 +61,7 @@ async def test_wrong_kernel_is_shown_wrong_not_timed(tmp_path):
         app.query_one("#bench-bandwidth").value = False
         await run_quick(pilot)
         rows = table_rows(app)
-        assert rows and all(r[2] == "wrong" and r[3] == "-" and r[9] for r in rows)
+        assert rows and all(r[2] == "wrong" and r[3] == "-" and r[11] for r in rows)
 
 
 async def test_cancel_stops_the_run(tmp_path):

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ea_compiler import Options
-from ea_compiler.tooling import Attempt, TuneError, TuneEvent, TuneResult
+from ea_compiler.tooling import Attempt, SizeRow, TuneError, TuneEvent, TuneResult
 from ea_tui.tune_format import (EVERY_FUNCTION, ChoiceError, TuneLog, attempt_cells, backup_path, diff_content,
-                                fmt_us, make_config, progress_line)
+                                fmt_us, make_config, progress_line, summary_content)
 from ea_tui.widgets.tune_chart import render_tune_chart
 
 KERNEL = Path("k/reductions.ea")
@@ -57,11 +57,41 @@ def test_attempt_cells():
 
 def test_progress_line():
     text = progress_line(run_log()).plain
-    assert text == "attempts 3  accepted 1  rejected 2  cache hits 1  best 21 µs  baseline 40 µs  1.90×"
-    assert progress_line(TuneLog()).plain == "attempts 0  accepted 0  rejected 0"
+    assert text == "tried 3  accepted 1  rejected 2  cache hits 1  best 21 µs  baseline 40 µs  1.90×"
+    assert progress_line(TuneLog()).plain == "tried 0  accepted 0  rejected 0"
     final = TuneResult(kernel=KERNEL, original_source="a", best_source="b", baseline_us=38.0, best_us=19.0)
     assert progress_line(run_log(), final=final).plain == \
-        "attempts 3  accepted 1  rejected 2  cache hits 1  best 19 µs  baseline 38 µs  2.00×"
+        "tried 3  accepted 1  rejected 2  cache hits 1  best 19 µs  baseline 38 µs  2.00×"
+
+
+def test_not_applicable_points_are_not_tried():
+    log = run_log()
+    log.add(event("attempt", attempt(4, "not-applicable", None), 21.0, 40.0, 3, 1, 2, cache_hits=1))
+    assert progress_line(log).plain == ("tried 3  accepted 1  rejected 2  cache hits 1  not applicable 1  "
+                                        "best 21 µs  baseline 40 µs  1.90×")
+
+
+def rows(*ratios):
+    """SizeRows with the original at 10 µs and the given speedups, the last size deciding."""
+    out = []
+    for i, r in enumerate(ratios):
+        out.append(SizeRow("f", "f", 1000 * 10 ** i, 10.0, 10.0 / r, None, r * 0.97, r * 1.03, i == len(ratios) - 1))
+    return out
+
+
+def test_the_summary_says_faster_only_for_a_faster_best():
+    # Issue 22: the quick tune ended "1 accepted, 0.34× faster" (best 4.46 ms vs 1.51 ms).
+    slower = TuneResult(kernel=KERNEL, original_source="a", best_source="a", baseline_us=1510.0, best_us=1510.0,
+                        accepted=1, slower_at_end=True, rows=rows(1.0, 0.34))
+    text = summary_content(slower).plain
+    assert "faster" not in text
+    assert text.endswith("1 accepted, the best found was slower than the original side by side: nothing to write")
+    faster = TuneResult(kernel=KERNEL, original_source="a", best_source="b", baseline_us=20.0, best_us=10.0,
+                        accepted=1, rows=rows(0.8, 2.0))
+    text = summary_content(faster).plain
+    assert "1 accepted, 2.00× faster · slower at 1000 (0.80×)  ·  A: apply" in text
+    none = TuneResult(kernel=KERNEL, original_source="a", best_source="a", baseline_us=20.0, best_us=20.0)
+    assert summary_content(none).plain == "done: 0 tried (0 evaluated), 0 accepted, no faster variant"
 
 
 def test_fmt_us():

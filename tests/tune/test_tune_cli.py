@@ -88,14 +88,20 @@ def test_the_live_status_line_on_a_terminal():
     out = Tty()
     live = _Live(out)
     live.event(TuneEvent("message", "max_f32: local search over 11 variant(s)"))
-    live.event(TuneEvent("attempt", "", Attempt(1, "unroll max_f32#0 ×2", "slower", "slower: 0.9×"), 100.0, 100.0,
-                         1, 0, 1, 0))
-    live.event(TuneEvent("attempt", "", Attempt(2, "unroll max_f32#0 ×4", "accepted", "faster: 2×"), 50.0, 100.0,
-                         2, 1, 1, 1))
+    live.event(TuneEvent("attempt", "", Attempt(1, "unroll max_f32#0 ×2", "slower", "slower: 0.9×", variant="v1"),
+                         100.0, 100.0, 1, 0, 1, 0, speedup=1.0))
+    live.event(TuneEvent("attempt", "", Attempt(2, "prefetch max_f32#0", "not-applicable", "no loop"),
+                         100.0, 100.0, 1, 0, 1, 0, speedup=1.0))
+    live.event(TuneEvent("attempt", "", Attempt(3, "unroll max_f32#0 ×4", "accepted", "faster: 2×", cached=True,
+                                                variant="v2"), 50.0, 100.0, 1, 1, 1, 1, speedup=2.0))
     live.clear()
     text = out.getvalue()
     assert text.startswith("max_f32: local search over 11 variant(s)\n")
-    assert "\r[1 tried · 0 accepted · 1 rejected · 0 cached] best 100.0 µs (1.00×) — #1 unroll max_f32#0 ×2: slower" in text
-    assert "#2 unroll max_f32#0 ×4: accepted — faster: 2×\n" in text  # accepted steps stay on screen
-    assert "[2 tried · 1 accepted · 1 rejected · 1 cached] best 50.0 µs (2.00×)" in text
+    assert ("\r[1 tried (1 evaluated, 0 from the cache) · 0 accepted · 1 rejected] best 100.0 µs "
+            "(1.00× the original) — #1 unroll max_f32#0 ×2: slower") in text
+    # Not applicable is no variant: not tried, counted apart.
+    assert "[1 tried (1 evaluated, 0 from the cache) · 1 not applicable · 0 accepted · 1 rejected]" in text
+    assert "#3 unroll max_f32#0 ×4: accepted (cached) — faster: 2×\n" in text  # accepted steps stay on screen
+    assert ("[2 tried (1 evaluated, 1 from the cache) · 1 not applicable · 1 accepted · 1 rejected] best 50.0 µs "
+            "(2.00× the original)") in text
     assert text.endswith("\r")

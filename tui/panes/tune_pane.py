@@ -23,7 +23,7 @@ from ea_compiler.tooling import (Stages, TuneError, TuneEvent, TuneResult, expla
 from ..messages import FilesChanged
 from ..target import is_cross
 from ..tune_format import (COLUMNS, EVERY_FUNCTION, NEST, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
-                           backup_path, diff_content, make_config, nest_line, progress_line)
+                           backup_path, diff_content, make_config, nest_line, progress_line, summary_content)
 from ..widgets.tune_chart import TuneChart
 from ..workspace import display_path
 
@@ -260,19 +260,8 @@ class TunePane(Vertical):
             box.border_title = "diff of the best"
             self.query_one("#tune-diff", Static).update(Content.assemble(
                 ("No variant beat the original; nothing to write.", "$text-muted")))
-        self._note(self._summary(result))
+        self._note(summary_content(result))
         self._set_running(False)
-
-    def _summary(self, r: TuneResult) -> Content:
-        head = "cancelled; best so far: " if r.interrupted else "done: "
-        parts: list = [(head, "bold"), f"{r.evaluated} evaluated, {r.accepted} accepted"]
-        if r.cache_hits:
-            parts.append(f", {r.cache_hits} from the cache")
-        if r.improved():
-            parts += [", ", (f"{r.speedup:.2f}× faster", "$text-success bold"),
-                      ("  ·  A: apply (backup ", "$text-muted"), backup_path(r.kernel).name,
-                      (")  ·  w: write ", "$text-muted"), f"{r.kernel.stem}.tuned.ea"]
-        return Content.assemble(*parts)
 
     # ---- writing the best -------------------------------------------------------------
 

@@ -12,17 +12,12 @@ import math
 from rich.text import Text
 from textual.widget import Widget
 
+from ea_compiler.tooling import size_label
+
 SERIES_STYLES = ("bold dodger_blue2", "bold dark_orange", "bold green3", "bold magenta", "bold cyan",
                  "bold red", "bold yellow4", "bold purple")
 MARKERS = "●■▲◆✚✖★◉"
 Point = tuple[int, float]  # (size in elements, GB/s)
-
-
-def _size_label(n: int) -> str:
-    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale}{unit}"
-    return str(n)
 
 
 def render_chart(series: dict[str, list[Point]], bandwidth: float | None, width: int, height: int) -> Text:
@@ -68,7 +63,7 @@ def render_chart(series: dict[str, list[Point]], bandwidth: float | None, width:
     axis = [" "] * plot_w
     for n in sizes:
         x, _ = cell(n, 0)
-        label = _size_label(n)
+        label = size_label(n)
         start = min(max(x - len(label) // 2, 0), max(plot_w - len(label), 0))
         if all(c == " " for c in axis[max(start - 1, 0): start + len(label) + 1]):
             axis[start: start + len(label)] = list(label)
