@@ -186,7 +186,7 @@ class _Run:
     def tell(self, kind: str, message: str = "", attempt: Attempt | None = None) -> None:
         if self.progress is None:
             return
-        rejected = sum(1 for a in self.history if not a.accepted and a.outcome != "not-applicable")
+        rejected = sum(1 for a in self.history if not a.accepted and a.outcome != Outcome.NOT_APPLICABLE)
         best = getattr(self, "best", None)
         self.progress(TuneEvent(kind, message, attempt, self.best_us, self.baseline_us, self.evaluated,
                                 self.accepted, rejected, self.cache_hits, best.text if best else None,

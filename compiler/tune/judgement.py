@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .outcome import Outcome
 from .ratio import combined
 
 # Outcomes of attempts that never reached a measurement, counted apart from "tried".
-NOT_APPLICABLE = "not-applicable"
+NOT_APPLICABLE = Outcome.NOT_APPLICABLE
 
 
 @dataclass

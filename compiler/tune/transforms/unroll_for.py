@@ -22,7 +22,8 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from .base import Edit, NotApplicable
 from .copies import combine, copy_subs, start_value
-from .loopshape import _accumulators, assigned_in, body_lets, is_pure, names_in
+from ...check.accumulators import accumulators
+from .loopshape import assigned_in, body_lets, is_pure, names_in
 from .text import (comment_spans, copy_range, first_on_line, fresh, identifiers, in_file_style, indent_at,
                    line_start, next_line, parents, text_of)
 
@@ -55,7 +56,7 @@ def analyse_for(analysis: Analysis, scope, f: A.For) -> tuple[list[str], list]:
     _not_a_remainder(analysis, scope, f)
     declared = [s.name for s in A.statements(work) if isinstance(s, A.Let)]
     lets = body_lets(work, scope.names_outside(declared, f))
-    return lets, _accumulators(analysis, work, f.var, set(lets))
+    return lets, accumulators(analysis.decisions, work, exclude={f.var, *lets})
 
 
 def _not_a_remainder(analysis: Analysis, scope, f: A.For) -> None:

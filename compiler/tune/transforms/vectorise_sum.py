@@ -26,7 +26,8 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import Edit, NotApplicable, Site, functions
-from .loopshape import _not_a_remainder, const_value, loops_of, names_in, reduction, scope_of
+from ...check.accumulators import reduction
+from .loopshape import _not_a_remainder, const_value, loops_of, names_in, scope_of
 from .nest import _step_one
 from .text import fresh, identifiers, in_file_style, indent_at, line_start
 from .tile import registers
@@ -61,7 +62,7 @@ def analyse_sum(analysis: Analysis, scope, w: A.While) -> SumLoop:
         raise NotApplicable("the loop body is not `s = s + ...; i = i + 1`")
     s = update.target.name
     elem = update.target.ty
-    if not (isinstance(elem, T.Scalar) and elem.name in ("f32", "f64")) or reduction(analysis, update, s) != ("sum", "+"):
+    if not (isinstance(elem, T.Scalar) and elem.name in ("f32", "f64")) or reduction(analysis.decisions, update, s) != ("sum", "+"):
         raise NotApplicable(f"'{s}' is not an f32 or f64 sum (`{s} = {s} + ...`)")
     value = A.unparen(update.value)
     if not isinstance(value, A.Binary):
