@@ -41,6 +41,15 @@ def kendall_tau(xs: list[float], ys: list[float]) -> tuple[float | None, int, in
     return ((conc - disc) / pairs if pairs else None), conc, disc
 
 
+def kendall_tau_b(xs: list[float], ys: list[float]) -> float | None:
+    """Tau-b: tau corrected for ties (variants the model predicts equal, such as prefetch distances)."""
+    _, conc, disc = kendall_tau(xs, ys)
+    pairs = list(itertools.combinations(zip(xs, ys), 2))
+    untied_x = sum(1 for (x1, _), (x2, _) in pairs if x1 != x2)
+    untied_y = sum(1 for (_, y1), (_, y2) in pairs if y1 != y2)
+    return (conc - disc) / (untied_x * untied_y) ** 0.5 if untied_x and untied_y else None
+
+
 def tune(name: str, predicted: bool, quick: bool) -> dict:
     folder = OUT / f"{name}{'-predicted' if predicted else ''}"
     shutil.rmtree(folder, ignore_errors=True)
@@ -79,7 +88,8 @@ def ranking(name: str, result: dict) -> dict:
     out = {}
     for n, (pred, meas) in sorted(per_size.items()):
         tau, conc, disc = kendall_tau(pred, meas)
-        out[n] = {"variants": len(pred), "tau": tau, "concordant": conc, "discordant": disc,
+        out[n] = {"variants": len(pred), "tau": tau, "tau_b": kendall_tau_b(pred, meas),
+                  "concordant": conc, "discordant": disc,
                   "pairs": list(zip(pred, meas))}
     return out
 
@@ -106,8 +116,8 @@ def main() -> int:
                "best": plain["best_label"], "best_predicted": guided["best_label"], "same_best": same,
                "best_us": plain["best_us"], "best_us_predicted": guided["best_us"], "sizes": sizes}
         rows.append(row)
-        taus = ", ".join(f"{n}: {'-' if r['tau'] is None else format(r['tau'], '+.2f')}" for n, r in sizes.items())
-        print(f"{name:<12} tau per size ({taus}) over {rank['variants']} variants | timed evaluations "
+        taus = ", ".join(f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}" for n, r in sizes.items())
+        print(f"{name:<12} tau-a/tau-b per size ({taus}) over {rank['variants']} variants | timed evaluations "
               f"{plain['evaluated']:>2} -> {guided['evaluated']:>2} with --predicted | best "
               f"{plain['best_label'] or 'original'!r} vs {guided['best_label'] or 'original'!r}"
               f" ({'same' if same else 'DIFFERENT'}; {plain['best_us']:.1f} vs {guided['best_us']:.1f} us)",
@@ -121,6 +131,10 @@ def main() -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"rows": rows, "tau": overall, "evaluations": evals}, indent=1))
     return 0
+
+
+def _t(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
 
 
 if __name__ == "__main__":

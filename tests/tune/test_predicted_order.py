@@ -14,7 +14,7 @@ from ea_compiler.tune.predicted_order import predicted_cycles, predicted_search,
 from ea_compiler.tune.space import Knob, Space, build_space
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from predict_rank import kendall_tau  # noqa: E402
+from predict_rank import kendall_tau, kendall_tau_b  # noqa: E402
 
 SRC = """const STEP: i32 = 8
 export func f(x: *restrict f32, out: *mut f32, n: i32) {
@@ -85,3 +85,22 @@ def test_kendall_tau():
     assert kendall_tau([1, 2, 3], [30, 20, 10])[0] == -1.0
     assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == (4 / 6, 5, 1)
     assert kendall_tau([1], [2])[0] is None
+    assert kendall_tau([1, 1, 2], [1, 2, 3])[0] == 2 / 3  # the tie counts as neither
+    assert kendall_tau_b([1, 1, 2], [1, 2, 3]) == 2 / (2 * 3) ** 0.5
+
+
+def test_ea_tune_predicted_times_fewer_variants_and_unrolls_the_latency_bound_loop(project):
+    """One accumulator of max: the model predicts the unrolled variants faster (the carried
+    chain), so they come first; prefetch distances (no predicted gain) are not timed."""
+    import json
+    import subprocess
+    kernel, _ = project
+    ea = [str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "ea"), "tune", str(kernel)]
+    out = subprocess.run([*ea, "--space", "transforms", "--quick", "--json", "--predicted", "--fresh"],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    timed = [a for a in doc["history"] if a["times_us"]]
+    assert timed and all("unroll" in a["label"] for a in timed)
+    assert doc["evaluated"] == len(timed)
+    assert not doc["best_label"] or "unroll" in doc["best_label"]
