@@ -1,5 +1,5 @@
 """`ea tune --predicted`: candidates in the order of their predicted time,
-only the predicted-fastest half timed; the prediction of a variant's time
+only those predicted faster timed, at most a quarter of them; the prediction of a variant's time
 from the model (a faster kernel is predicted faster)."""
 from __future__ import annotations
 
@@ -38,15 +38,20 @@ def step_of(text: str) -> int:
     return int(re.search(r"STEP: i32 = (\d+)", text).group(1))
 
 
-def test_candidates_come_fastest_first_and_only_half_are_timed():
+def test_candidates_come_fastest_first_and_only_the_promising_are_timed():
     space, base = space_and_base()
     estimate = lambda text: (100.0 / step_of(text),)  # noqa: E731 - a bigger step: predicted faster
     order = [p for p, _ in ranked(space, base, estimate)]
     assert [space.label(p) for p in order] == ["STEP=32", "STEP=16", "STEP=4", "STEP=2", "STEP=1"]
     tried = []
-    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
+    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or True,
                      lambda: False, lambda: tried.append("fallback"))
-    assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2", "STEP=4"]  # all predicted faster: KEEP caps
+    assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2"]  # all predicted faster: ceil(5 / 4) caps
+    tried.clear()
+    wide = build_space(base, "f", {"STEP": [8, *range(1, 8), *range(9, 17)]}, {"STEP": 8}, [], None)
+    predicted_search(wide, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
+                     lambda: False, lambda: None)
+    assert len(tried) == 3  # of ceil(15 / 4) = 4: three in a row not accepted end the search
     tried.clear()
     predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False, lambda: None)
     assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16"]  # only those predicted faster than STEP=8
