@@ -60,6 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/compile_bench.py
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py
+	$(BIN)/python bench/predict_models.py
 	$(BIN)/python bench/stream_store_bench.py
 	$(BIN)/python bench/stream_store_paths.py
 	$(BIN)/python bench/vnni_bench.py

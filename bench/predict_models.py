@@ -11,6 +11,7 @@ Needs a calibration (`ea bench --calibrate`; run first if missing)."""
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -29,7 +30,7 @@ from ea_compiler.inspect.predict import load_calibration  # noqa: E402
 from ea_compiler.loader import load  # noqa: E402
 from ea_compiler.options import Options  # noqa: E402
 
-MODELS = {"llvm-mca-14": "llvm-mca-14", "llvm-mca-16": "llvm-mca-16", "rough": "none"}
+MODELS = {name: name for name in ("llvm-mca-14", "llvm-mca-16") if shutil.which(name)} | {"rough": "none"}
 OSACA_ARCH = {"znver3": "ZEN3", "znver4": "ZEN4", "znver2": "ZEN2", "skylake-avx512": "SKX", "icelake-server": "ICX",
               "haswell": "HSW", "sapphirerapids": "SPR"}
 L1_WS, DRAM_WS = 16 << 10, 128 << 20
@@ -94,7 +95,8 @@ def main_loop_body(path: str, name: str, opts: Options, module):
     from ea_compiler.inspect.cfg import natural_loops
     from ea_compiler.inspect.classify import classifier
     fn = next(f for f in parse(module.asm(), opts.is_arm) if f.name == name)
-    return fn, natural_loops(fn, [classifier(opts.is_arm)(i) for i in fn.instrs], opts.is_arm)
+    infos = [classifier(opts.is_arm)(i) for i in fn.instrs]
+    return fn, infos, natural_loops(fn, infos, opts.is_arm)
 
 
 def predictions(path: str, name: str, opts: Options, ws: int, memory):
@@ -107,11 +109,11 @@ def predictions(path: str, name: str, opts: Options, ws: int, memory):
                                              memory=memory).functions if f.name == name)
         lp = fr.prediction.loops[fr.loops.index(fr.main_loop)]
         out[model] = (lp.cycles_per_iter, lp.elements_per_iter, lp.limit.value)
-        if model == "llvm-mca-14" and os.environ.get("OSACA_PATH"):
+        if model == next(iter(MODELS)) and os.environ.get("OSACA_PATH"):
             from ea_compiler.codegen.target import cpu_and_features
             from ea_compiler.inspect.predict.loop import body_for_model
-            fn, loops = main_loop_body(path, name, opts, module)
-            core = osaca_cycles(body_for_model(fn, loops[lp.index - 1], opts.is_arm), cpu_and_features(opts)[0])
+            fn, infos, loops = main_loop_body(path, name, opts, module)
+            core = osaca_cycles(body_for_model(fn, infos, loops[lp.index - 1]), cpu_and_features(opts)[0])
             if core is not None:  # the same memory and call terms as the others, OSACA's core figure
                 memory_bound = lp.limit.value in ("L1", "L2", "L3", "DRAM")
                 mem = lp.by_level[lp.level.value] - lp.call_cycles if memory_bound else \
@@ -143,9 +145,10 @@ def main() -> int:
                 continue
             # The difference of n and n/2 elements: the fixed cost of a call from Python drops out.
             a, h = (tuple(place([x])[0] if isinstance(x, np.ndarray) else x for x in args(m)) for m in (n, n // 2))
-            budget = Budget(seconds=0.1 if quick else 0.4, min_samples=5, max_samples=100)
+            budget = Budget(seconds=0.1 if quick else 0.4, min_samples=9, max_samples=400, sample_ns=5e5)
             stats = measure({"n": lambda: fn(*a), "half": lambda: fn(*h)}, budget)
-            ns = min(stats["n"].samples) - min(stats["half"].samples)  # the least disturbed samples
+            # Samples alternate n and n/2: the median of each round's difference follows the load of the moment.
+            ns = statistics.median(a - b for a, b in zip(stats["n"].samples, stats["half"].samples))
             measured = ns * memory.ghz / (n / 2 / elems)
             cells = []
             for model in models:

@@ -64,9 +64,9 @@ def test_softmax_names_the_calls_not_vectorisation_or_memory():
         f"  predicted: {MODEL} znver3; memory fixed",
         "    loop 1 main (8 elements): calls 114.36 c/iter at every size",
         "      per iteration: calls expf x8 (96 cycles); 11 spills and 17 reloads (stack traffic, not the kernel's)",
-        "    loop 2 tail: calls 15.55 c/iter at every size",
+        "    loop 2 tail (1 element): calls 15.55 c/iter at every size",
         "      per iteration: calls expf x1 (12 cycles); 2 spills and 3 reloads (stack traffic, not the kernel's)",
-        "    loop 3 tail: calls 116.05 c/iter at every size",
+        "    loop 3 tail (8 elements): calls 116.05 c/iter at every size",
         "      per iteration: calls expf x8 (96 cycles); 8 spills and 16 reloads (stack traffic, not the kernel's)",
     ]
     # The xmm reloads of the tail are spills, not LLVM vectorising it; spill traffic is not the kernel's.

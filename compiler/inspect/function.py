@@ -162,13 +162,14 @@ def _loop(fn, infos, lp: Loop, machine, elem, facts: SourceFacts, arm: bool) -> 
     # Spills and reloads are stack traffic around calls or register pressure, not the kernel's data.
     moved = sum(info.load_bytes + info.store_bytes for _, info in hot if not info.spill)
     bottleneck = "call-bound" if calls else machine.classify(per.flops, moved, chain)
+    elements = _elements(hot, elem, facts)
     report = LoopReport(role="loop", first_line=min(src, default=None), last_line=max(src, default=None),
                         header_line=header_line(fn, lp), depth=lp.depth, per_iteration=per,
-                        elements_per_iteration=_elements(hot, elem, facts),
+                        elements_per_iteration=elements,
                         bottleneck=bottleneck, mix=dict(mix),
                         cycles=machine.cycles(per.flops, moved, chain), chain=chain_text,
                         llvm_vector_bits=llvm_bits, calls=dict(calls), spills=spills, reloads=reloads,
-                        kernel_bytes=moved)
+                        kernel_bytes=moved, elements_any=elements or _elements(hot, elem, facts, scalar=True))
     return report, user_vector
 
 
@@ -178,16 +179,17 @@ _ARM_BASE = re.compile(r"\[(\w+)(?:,[^\]]*)?\]")
 _ARM_INDEX = re.compile(r"\[\w+,\s*(x\d+)(?:,\s*lsl #(\d+))?\]")
 
 
-def _elements(body, fallback_elem: str | None, facts: SourceFacts) -> int | None:
+def _elements(body, fallback_elem: str | None, facts: SourceFacts, scalar: bool = False) -> int | None:
     """Elements per iteration, from the step of the registers that address
     vector memory operands (index register x scale, or pointer bump), in
     elements of the array the source line accesses (`vmovdqu` of a u8 array
     moves 16 elements, not 4); without one, the mnemonic's element type, else
-    the function's (plain register loads like `ldr q1` have none)."""
+    the function's (plain register loads like `ldr q1` have none). With
+    `scalar`, scalar loads and stores count too (not those of the stack frame)."""
     steps = register_steps(body)
     best = None
     for ins, info in body:
-        if not info.vector or not (info.loads or info.stores):
+        if not (info.vector or scalar) or not (info.loads or info.stores) or info.spill:
             continue
         accessed = facts.access_elem(ins.line)
         if isinstance(accessed, T.Scalar) and accessed.bits >= 8:

@@ -53,9 +53,10 @@ def hints_for(fr: FunctionReport, func: A.Func | None, fn_asm, infos: list[Info]
                             "would keep it in registers", lp.header_line))
         per = lp.per_iteration
         compute = sum(1 for i in found.path if _computes(fn_asm.instrs[i], infos[i]))
-        if lp.role == "main" and per.loads > machine.load_ports \
-                and per.loads / machine.load_ports > max(compute, 1) / 2:
-            out.append(Hint("load-ports", f"the loop at lines {lp.first_line}-{lp.last_line} issues {per.loads} "
+        loads = per.loads - lp.reloads  # the kernel's loads: reloads of spills are counted apart
+        if lp.role == "main" and not lp.calls and loads > machine.load_ports \
+                and loads / machine.load_ports > max(compute, 1) / 2:
+            out.append(Hint("load-ports", f"the loop at lines {lp.first_line}-{lp.last_line} issues {loads} "
                             f"loads per iteration; the core starts about {machine.load_ports} per cycle, so loads, "
                             "not arithmetic, bound it", lp.header_line))
     if func is not None:

@@ -44,6 +44,7 @@ class LoopReport:
     spills: int = 0  # stores to the stack frame per iteration (spills)
     reloads: int = 0  # loads from the stack frame per iteration (reloads)
     kernel_bytes: int = 0  # bytes the kernel moves per iteration: spills and reloads left out
+    elements_any: int | None = None  # elements per iteration, scalar accesses counted too (a scalar loop's step)
 
 
 @dataclass

@@ -114,7 +114,8 @@ def prediction_lines(fp) -> list[str]:
         at = ""
         if fp.working_set_bytes is not None:
             at = f"{lp.cycles_per_iter:g} c/iter at {size_text(fp.working_set_bytes)} ({limit_text(lp.limit)}); "
-        elems = f" ({lp.elements_per_iter} elements)" if lp.elements_per_iter else ""
+        n = lp.elements_per_iter
+        elems = f" ({n} element{'s' if n != 1 else ''})" if n else ""
         out.append(f"    loop {lp.index} {lp.role}{elems}: {at}{', '.join(spans)}{rough}")
         extra = []
         if lp.calls:

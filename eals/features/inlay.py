@@ -46,9 +46,8 @@ def function_label(fr) -> str | None:
 
 
 def loop_label(lp) -> str:
-    """`memory-bound · 64 B/iter` (the bytes each iteration loads and stores)."""
-    per = lp.per_iteration
-    moved = per.bytes_loaded + per.bytes_stored
+    """`memory-bound · 64 B/iter` (the bytes each iteration loads and stores; spills and reloads left out)."""
+    moved = lp.kernel_bytes
     return f"{lp.role} loop: {lp.bottleneck}" + (f" · {moved} B/iter" if moved else "")
 
 

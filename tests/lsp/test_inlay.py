@@ -98,7 +98,7 @@ async def test_lines_level(client):
             per_line.setdefault(ln, rep.summary)
     assert {10, 16} <= set(per_line)  # the store line, the foreach body
     loops = [(lp.header_line - 1, len(LINES[lp.header_line - 1]), f"{lp.role} loop: {lp.bottleneck} · "
-              f"{lp.per_iteration.bytes_loaded + lp.per_iteration.bytes_stored} B/iter")
+              f"{lp.kernel_bytes} B/iter")
              for fr in report(uri).values() for lp in fr.loops]
     # Written out (haswell), not recomputed the way the server does it.
     assert sorted((line, label) for line, _, label in loops) == [

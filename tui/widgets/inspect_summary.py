@@ -10,7 +10,7 @@ from textual.widgets import Static
 from ea_compiler.tooling import LOOP_HEADER, FunctionReport, hint_text, loop_breakdown, loop_rows, vector_registers
 
 _BOTTLENECK_STYLE = {"memory-bound": "$text-warning", "compute-bound": "$text-success", "mixed": "$text-accent",
-                     "latency-bound": "$text-error"}
+                     "latency-bound": "$text-error", "call-bound": "$text-error"}
 
 
 def _loops_label(fr: FunctionReport) -> str:

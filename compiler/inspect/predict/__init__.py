@@ -15,7 +15,7 @@ bandwidths measured on this machine per cache level (memory.py,
 those of `ea inspect` (same order, same roles)."""
 from __future__ import annotations
 
-from ...codegen.target import cpu_and_features, flag_features, host_cpu_name, triple
+from ...codegen.target import cpu_and_features, flag_features, host_cpu_name
 from ...options import Options
 from ..asm import AsmFunction
 from ..cfg import Loop
@@ -54,18 +54,14 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
     timings, why, model = None, None, ""
     if loops:
         try:
-            timings, model = mca.run([body_for_model(fn, lp, arm) for lp in loops],
+            timings, model = mca.run([body_for_model(fn, infos, lp) for lp in loops],
                                      "aarch64" if arm else "x86_64", cpu, flag_features(options))
         except mca.NoModel as e:
             why = str(e)
             model = f"machine.py estimate, {why}"
-    out = []
-    for k, (lp, rep) in enumerate(zip(loops, report.loops)):
-        rough = None
-        if timings is None:
-            rough = _rough_core(rep, machine)
-        out.append(predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None, rough, memory,
-                                working_set_bytes, model, arm))
+    out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
+                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model)
+           for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source)
 

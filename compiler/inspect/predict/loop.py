@@ -11,9 +11,7 @@ are counted apart. Beyond L1 a store that is not non-temporal moves its line
 twice (read for ownership, write back)."""
 from __future__ import annotations
 
-import re
-
-from ..asm import AsmFunction, Instr
+from ..asm import AsmFunction
 from ..cfg import Loop
 from ..classify import Info
 from ..model import LoopReport
@@ -21,52 +19,30 @@ from .mca import BlockTiming
 from .memory import MemoryModel
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
 
-_X86_STACK = re.compile(r"\(%(rsp|rbp)\b")
-_ARM_STACK = re.compile(r"\[(sp|x29)\b")
 _NONTEMPORAL = ("movnt", "vmovnt", "stnp")
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
 
 
-def is_call(ins: Instr, arm: bool) -> bool:
-    return ins.mnemonic in ("bl", "blr") if arm else ins.mnemonic.startswith("call")
-
-
-def callee(ins: Instr) -> str:
-    target = ins.operands[0] if ins.operands else "?"
-    return target.lstrip("*").split("@")[0]
-
-
-def on_stack(ins: Instr, arm: bool) -> bool:
-    return any((_ARM_STACK if arm else _X86_STACK).search(op) for op in ins.operands)
-
-
-def body_for_model(fn: AsmFunction, lp: Loop, arm: bool) -> list[str]:
+def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
     """The likely path of one iteration as llvm-mca input, calls left out."""
-    return [fn.instrs[i].text for i in lp.path if not is_call(fn.instrs[i], arm)]
+    return [fn.instrs[i].text for i in lp.path if not infos[i].call]
 
 
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
-                 working_set_bytes: int | None, model: str, arm: bool) -> LoopPrediction:
+                 working_set_bytes: int | None, model: str) -> LoopPrediction:
     """`timing`: llvm-mca's figures for `body_for_model`; else `rough_core`
     (ports, latency) from the fallback estimate."""
-    calls: dict[str, int] = {}
-    spills = reloads = 0
-    loaded = stored = stored_nt = 0
-    for i in lp.path:
+    stored = stored_nt = 0
+    for i in lp.path:  # the kernel's stores (spills are the stack's): non-temporal ones move their line once
         ins, info = fn.instrs[i], infos[i]
-        if is_call(ins, arm):
-            calls[callee(ins)] = calls.get(callee(ins), 0) + 1
-            continue
-        if on_stack(ins, arm):
-            spills += info.stores
-            reloads += info.loads
-            continue
-        loaded += info.load_bytes
-        if ins.mnemonic.startswith(_NONTEMPORAL):
-            stored_nt += info.store_bytes
-        else:
-            stored += info.store_bytes
+        if info.stores and not info.spill and not info.call:
+            if ins.mnemonic.startswith(_NONTEMPORAL):
+                stored_nt += info.store_bytes
+            else:
+                stored += info.store_bytes
+    loaded = report.kernel_bytes - stored - stored_nt
+    calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
     else:
@@ -93,10 +69,10 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     return LoopPrediction(
         function=fn.name, index=index, label=label, role=report.role, first_line=report.first_line,
         last_line=report.last_line, header_line=report.header_line,
-        elements_per_iter=report.elements_per_iteration, cycles_per_iter=by_level[level.value],
+        elements_per_iter=report.elements_any, cycles_per_iter=by_level[level.value],
         limit=limits[level], level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
-        call_cycles=call_cycles, bytes_per_iter=loaded + stored + stored_nt, by_level=by_level,
-        ranges=_ranges(limits, by_level, memory), calls=calls, spills=spills, reloads=reloads,
+        call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
+        ranges=_ranges(limits, by_level, memory), calls=dict(calls), spills=report.spills, reloads=report.reloads,
         ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None)
 
 
