@@ -61,6 +61,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/kernels.py
 	$(BIN)/python bench/inspect_bench.py
 	$(BIN)/python bench/predict_models.py
+	$(BIN)/python bench/predict_bench.py --json build/bench/predict_bench.json
+	$(BIN)/python bench/predict_rank.py --json build/bench/predict_rank.json
 	$(BIN)/python bench/stream_store_bench.py
 	$(BIN)/python bench/stream_store_paths.py
 	$(BIN)/python bench/vnni_bench.py

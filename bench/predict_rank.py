@@ -41,6 +41,15 @@ def kendall_tau(xs: list[float], ys: list[float]) -> tuple[float | None, int, in
     return ((conc - disc) / pairs if pairs else None), conc, disc
 
 
+def kendall_tau_b(xs: list[float], ys: list[float]) -> float | None:
+    """Tau-b: tau corrected for ties (variants the model predicts equal, such as prefetch distances)."""
+    _, conc, disc = kendall_tau(xs, ys)
+    pairs = list(itertools.combinations(zip(xs, ys), 2))
+    untied_x = sum(1 for (x1, _), (x2, _) in pairs if x1 != x2)
+    untied_y = sum(1 for (_, y1), (_, y2) in pairs if y1 != y2)
+    return (conc - disc) / (untied_x * untied_y) ** 0.5 if untied_x and untied_y else None
+
+
 def tune(name: str, predicted: bool, quick: bool) -> dict:
     folder = OUT / f"{name}{'-predicted' if predicted else ''}"
     shutil.rmtree(folder, ignore_errors=True)
@@ -55,19 +64,47 @@ def tune(name: str, predicted: bool, quick: bool) -> dict:
     return dict(json.loads(proc.stdout), folder=str(folder))
 
 
-def ranking(name: str, result: dict) -> dict:
+def retimed(name: str, result: dict, quick: bool) -> dict[str, dict[int, float]]:
+    """Every timed variant's time per suite size, measured again here with the thread's CPU
+    time and all variants of a size in alternating turns (the tuner's wall-clock times on a
+    loaded machine are too noisy to rank by): {variant path: {n: ns}}."""
+    from ea_compiler.bench import load_suite
+    from ea_compiler.bench.cycle_run import _checked_call
+    from ea_compiler.bench.timing import Budget, measure
+    from ea_compiler.loader import load
+    suite = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml")
+    spec = suite.benches[0]
+    variants = sorted({str(Path(result["folder"]) / a["variant"]) for a in result["history"]
+                       if a.get("times_us") and a.get("variant")})
+    kernels = {v: load(v) for v in variants}
+    out: dict[str, dict[int, float]] = {v: {} for v in variants}
+    budget = Budget(seconds=0.05 if quick else 0.2, min_samples=5, cpu_time=True)
+    for n in spec.sizes:
+        calls = {v: _checked_call(k, spec, n) for v, k in kernels.items()}
+        for v, st in measure(calls, budget).items():
+            out[v][n] = st.p10_ns
+    return out
+
+
+def ranking(name: str, result: dict, times: dict[str, dict[int, float]] | None = None) -> dict:
     """Predicted vs measured time of every timed variant, per suite size (the largest is what
-    the tuner scores)."""
+    the tuner scores); measured = the tuner's times, or `times` (retimed) when given."""
     from ea_compiler.bench import load_suite
     from ea_compiler.options import Options
     from ea_compiler.tune.predicted_order import predicted_cycles
     suite = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml")
     per_size: dict[int, tuple[list, list]] = {}
+    retimes, seen = times, set()
     for a in result["history"]:
         times, variant = a.get("times_us") or {}, a.get("variant")
         variant = Path(result["folder"]) / variant if variant else None
         if not times or variant is None or not variant.exists():
             continue
+        if retimes is not None:
+            if str(variant) in seen:
+                continue
+            seen.add(str(variant))
+            times = {str(n): ns for n, ns in retimes.get(str(variant), {}).items()}
         spec = next((b for b in suite.benches if b.function == a.get("function")), suite.benches[0])
         text = variant.read_text()
         for n in spec.sizes:
@@ -79,7 +116,8 @@ def ranking(name: str, result: dict) -> dict:
     out = {}
     for n, (pred, meas) in sorted(per_size.items()):
         tau, conc, disc = kendall_tau(pred, meas)
-        out[n] = {"variants": len(pred), "tau": tau, "concordant": conc, "discordant": disc,
+        out[n] = {"variants": len(pred), "tau": tau, "tau_b": kendall_tau_b(pred, meas),
+                  "concordant": conc, "discordant": disc,
                   "pairs": list(zip(pred, meas))}
     return out
 
@@ -93,7 +131,8 @@ def main() -> int:
     rows, total_conc, total_disc, total_pairs = [], 0, 0, 0
     for name in args.only:
         plain = tune(name, False, args.quick)
-        sizes = ranking(name, plain)
+        sizes = ranking(name, plain, retimed(name, plain, args.quick))
+        tuner_sizes = ranking(name, plain)
         rank = sizes[max(sizes)] if sizes else {"variants": 0, "tau": None, "concordant": 0, "discordant": 0}
         guided = tune(name, True, args.quick)
         same = guided["diff"] == plain["diff"]
@@ -102,12 +141,13 @@ def main() -> int:
         total_pairs += rank["variants"] * (rank["variants"] - 1) // 2
         row = {"kernel": name, "tau": rank["tau"], "variants_ranked": rank["variants"],
                "tau_per_size": {n: r["tau"] for n, r in sizes.items()},
+               "tau_per_size_tuner_times": {n: r["tau"] for n, r in tuner_sizes.items()},
                "evaluated": plain["evaluated"], "evaluated_predicted": guided["evaluated"],
                "best": plain["best_label"], "best_predicted": guided["best_label"], "same_best": same,
                "best_us": plain["best_us"], "best_us_predicted": guided["best_us"], "sizes": sizes}
         rows.append(row)
-        taus = ", ".join(f"{n}: {'-' if r['tau'] is None else format(r['tau'], '+.2f')}" for n, r in sizes.items())
-        print(f"{name:<12} tau per size ({taus}) over {rank['variants']} variants | timed evaluations "
+        taus = ", ".join(f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}" for n, r in sizes.items())
+        print(f"{name:<12} tau-a/tau-b per size, retimed ({taus}) over {rank['variants']} variants | timed evaluations "
               f"{plain['evaluated']:>2} -> {guided['evaluated']:>2} with --predicted | best "
               f"{plain['best_label'] or 'original'!r} vs {guided['best_label'] or 'original'!r}"
               f" ({'same' if same else 'DIFFERENT'}; {plain['best_us']:.1f} vs {guided['best_us']:.1f} us)",
@@ -121,6 +161,10 @@ def main() -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"rows": rows, "tau": overall, "evaluations": evals}, indent=1))
     return 0
+
+
+def _t(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
 
 
 if __name__ == "__main__":

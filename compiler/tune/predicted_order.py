@@ -2,8 +2,8 @@
 their predicted time (compiler/inspect/predict at the suite's largest size),
 times only those predicted faster than the original (at the largest or the
 smallest size: at a DRAM size every variant of a streaming loop ties), and
-stops after PATIENCE candidates in a row were not accepted, or after half
-of all candidates. Each candidate is compiled (no run) to predict it:
+stops after PATIENCE candidates in a row were not accepted, or after a
+quarter of all candidates (KEEP). Each candidate is compiled (no run) to predict it:
 far cheaper than a timed evaluation.
 
 Predicted time of a function at n = its hot loop's predicted cycles per
@@ -19,8 +19,8 @@ from ..bench.suite import BenchSpec
 from .space import Space, render
 from . import transforms as T
 
-KEEP = 0.5  # of the candidates, the predicted-fastest part that may be timed
-PATIENCE = 4  # candidates in a row not accepted before the search stops
+KEEP = 0.25  # of the candidates, the predicted-fastest part that may be timed
+PATIENCE = 3  # candidates in a row not accepted before the search stops
 MIN_GAIN = 0.02  # a candidate predicted less than this much faster at every size is not timed
 MAX_POINTS = 256  # larger spaces are not enumerated: the normal search runs instead
 

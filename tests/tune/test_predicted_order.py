@@ -1,5 +1,5 @@
 """`ea tune --predicted`: candidates in the order of their predicted time,
-only the predicted-fastest half timed; the prediction of a variant's time
+only those predicted faster timed, at most a quarter of them; the prediction of a variant's time
 from the model (a faster kernel is predicted faster)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ea_compiler.tune.predicted_order import predicted_cycles, predicted_search,
 from ea_compiler.tune.space import Knob, Space, build_space
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from predict_rank import kendall_tau  # noqa: E402
+from predict_rank import kendall_tau, kendall_tau_b  # noqa: E402
 
 SRC = """const STEP: i32 = 8
 export func f(x: *restrict f32, out: *mut f32, n: i32) {
@@ -38,15 +38,20 @@ def step_of(text: str) -> int:
     return int(re.search(r"STEP: i32 = (\d+)", text).group(1))
 
 
-def test_candidates_come_fastest_first_and_only_half_are_timed():
+def test_candidates_come_fastest_first_and_only_the_promising_are_timed():
     space, base = space_and_base()
     estimate = lambda text: (100.0 / step_of(text),)  # noqa: E731 - a bigger step: predicted faster
     order = [p for p, _ in ranked(space, base, estimate)]
     assert [space.label(p) for p in order] == ["STEP=32", "STEP=16", "STEP=4", "STEP=2", "STEP=1"]
     tried = []
-    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
+    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or True,
                      lambda: False, lambda: tried.append("fallback"))
-    assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2", "STEP=4"]  # all predicted faster: KEEP caps
+    assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2"]  # all predicted faster: ceil(5 / 4) caps
+    tried.clear()
+    wide = build_space(base, "f", {"STEP": [8, *range(1, 8), *range(9, 17)]}, {"STEP": 8}, [], None)
+    predicted_search(wide, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
+                     lambda: False, lambda: None)
+    assert len(tried) == 3  # of ceil(15 / 4) = 4: three in a row not accepted end the search
     tried.clear()
     predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False, lambda: None)
     assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16"]  # only those predicted faster than STEP=8
@@ -85,3 +90,22 @@ def test_kendall_tau():
     assert kendall_tau([1, 2, 3], [30, 20, 10])[0] == -1.0
     assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == (4 / 6, 5, 1)
     assert kendall_tau([1], [2])[0] is None
+    assert kendall_tau([1, 1, 2], [1, 2, 3])[0] == 2 / 3  # the tie counts as neither
+    assert kendall_tau_b([1, 1, 2], [1, 2, 3]) == 2 / (2 * 3) ** 0.5
+
+
+def test_ea_tune_predicted_times_fewer_variants_and_unrolls_the_latency_bound_loop(project):
+    """One accumulator of max: the model predicts the unrolled variants faster (the carried
+    chain), so they come first; prefetch distances (no predicted gain) are not timed."""
+    import json
+    import subprocess
+    kernel, _ = project
+    ea = [str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "ea"), "tune", str(kernel)]
+    out = subprocess.run([*ea, "--space", "transforms", "--quick", "--json", "--predicted", "--fresh"],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    timed = [a for a in doc["history"] if a["times_us"]]
+    assert timed and all("unroll" in a["label"] for a in timed)
+    assert doc["evaluated"] == len(timed)
+    assert not doc["best_label"] or "unroll" in doc["best_label"]
