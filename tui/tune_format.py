@@ -12,11 +12,10 @@ from rich.text import Text
 from textual.content import Content
 
 from ea_compiler import Options
-from ea_compiler.tooling import Attempt, TuneConfig, TuneEvent, TuneResult, backup_path, fmt_us, unified_diff
+from ea_compiler.tooling import (SPACES, STRATEGIES, Attempt, TuneConfig, TuneEvent, TuneResult, backup_path, fmt_us,
+                                 unified_diff)
 
 COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
-SPACES = ("params", "transforms", "agent")
-STRATEGIES = ("auto", "exhaustive", "random", "local")
 EVERY_FUNCTION = "*"  # the function picker's value for "every benched function"
 _LABEL_WIDTH = 44
 _REASON_WIDTH = 64

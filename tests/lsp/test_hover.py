@@ -13,6 +13,7 @@ from pytest_lsp import LanguageClient
 from ea_compiler.inspect import inspect
 from ea_compiler.intrinsics import TABLE
 from eals.config import Config
+from eals.markdown import escape
 from lsp_support import HASWELL, SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -106,7 +107,7 @@ async def test_intrinsic_signatures(client):
     block = text.split("```")[1]
     assert block.strip().splitlines()[1:] == [f"fma{s}" for s in TABLE["fma"].signatures]
     assert len(TABLE["fma"].signatures) == 3
-    assert TABLE["fma"].doc in text
+    assert escape(TABLE["fma"].doc) in text
     splat = (await hover(client, uri, at(SRC, "splat"))).contents.value
     assert "splat(T) -> TxN" in splat
 
