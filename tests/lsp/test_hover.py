@@ -4,10 +4,12 @@ signatures, variables their types, constants their values."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
+from markdown_it import MarkdownIt
 from pytest_lsp import LanguageClient
 
 from ea_compiler.inspect import inspect
@@ -138,3 +140,21 @@ async def test_errors_show_signature_only(client):
     assert text.endswith("*Machine code not shown: an error in this function, a function it calls or a "
                          "declaration \u2014 line 8: cannot use '+' on vectors. Use '.+' for element-wise vector "
                          "operations*")
+
+
+def rendered(markdown: str) -> str:
+    """What a Markdown client shows: the text of the CommonMark rendering."""
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+async def test_a_message_with_markdown_characters_reaches_the_reader_intact(client):
+    """The machine-code-not-shown note puts the compiler's message in italics:
+    its `*` must not become emphasis (Neovim showed "cannot use '' ... Use '.'")."""
+    uri = "file:///tmp/hover_star.ea"
+    bad = SRC.replace("return v .+ v", "return v * v")
+    open_doc(client, uri, bad)
+    text = (await hover(client, uri, at(bad, "saxpy"))).contents.value
+    assert "line 8: cannot use '*' on vectors. Use '.*' for element-wise vector operations (" not in text
+    assert "line 8: cannot use '*' on vectors. Use '.*' for element-wise vector operations" in rendered(text)
+    assert "<em>Machine code not shown" in MarkdownIt("commonmark").render(text)  # still the italic note
