@@ -40,23 +40,25 @@ def attempt_cells(a: Attempt) -> list:
 
 @dataclass
 class TuneLog:
-    """What the pane knows of a run, built from its events in order."""
+    """What the pane knows of a run, built from its events in order. The counts
+    are the latest event's; the times and the message the latest given."""
+    last: TuneEvent = field(default_factory=lambda: TuneEvent("message"))  # zero counts
     baseline_us: float | None = None
     best_us: float | None = None
-    evaluated: int = 0
-    accepted: int = 0
-    rejected: int = 0
-    cache_hits: int = 0
     message: str = ""
     best_label: str = ""
     attempts: list[Attempt] = field(default_factory=list)
     best_points: list[Point] = field(default_factory=list)  # best so far after each attempt (0: baseline)
     scores: list[Point] = field(default_factory=list)  # each timed attempt's own score
 
+    evaluated = property(lambda self: self.last.evaluated)
+    accepted = property(lambda self: self.last.accepted)
+    rejected = property(lambda self: self.last.rejected)
+    cache_hits = property(lambda self: self.last.cache_hits)
+
     def add(self, e: TuneEvent) -> Attempt | None:
         """Take one event; returns the attempt it reports, if any."""
-        self.evaluated, self.accepted, self.rejected, self.cache_hits = e.evaluated, e.accepted, e.rejected, \
-            e.cache_hits
+        self.last = e
         if e.baseline_us is not None:
             self.baseline_us = e.baseline_us
         if e.best_us is not None:
