@@ -2,9 +2,9 @@
 
 Eä source is coloured from the IDE layer's token classes (the ones the
 language server's semantic tokens send), so the TUI, the editors and the
-compiler never disagree about what a word is. The dump stages (tokens, trees, LLVM IR, assembly) are coloured line
-by line with small regular expressions: they are compiler output, not user
-input.
+compiler never disagree about what a word is. The dump stages (tokens,
+trees, LLVM IR, assembly) are coloured line by line with small regular
+expressions: they are compiler output, not user input.
 
 Spans are `(start, end, category)` with 0-based character columns.
 """

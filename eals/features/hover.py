@@ -41,7 +41,8 @@ async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
         text = intrinsic_markdown(found.intrinsic)
     elif found.vector is not None:
         v = found.vector
-        text = f"{code_block(found.word.text)}\n\n{v.lanes} lanes of {code(v.elem)}, {v.bits}-bit vector · since {escape(v.since)}"
+        text = (f"{code_block(found.word.text)}\n\n{v.lanes} lanes of {code(v.elem)}, {v.bits}-bit vector"
+                f" · since {escape(v.since)}")
     else:
         text = _scalar_type(found.word.text, found.scalar)
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
