@@ -12,12 +12,14 @@ LSP types, the TUI (tui/) only into styles.
 - calls: the call around a cursor, `signature_help`;
 - outline: `outline` (OutlineItem tree) and `folds`;
 - hover: `hover` -> what the word under the cursor names;
-- hints: width `TypeHint`s, the `functions` a range shows.
+- hints: width `TypeHint`s, the `functions` a range shows;
+- fixes: the diagnostics' suggestions as quick fixes.
 """
 from __future__ import annotations
 
 from .calls import CallSite, Parameter, Signature, SignatureHelp, call_at, signature_help, split_params
 from .highlight import Highlight, Modifier, TokenClass, highlights, token_class
+from .fixes import Fix, fixes
 from .hints import FunctionAt, TypeHint, functions, width_hints
 from .hover import Hover, hover, word_at
 from .navigation import Refused, definition, references, refusal, rename, renamable
@@ -28,6 +30,7 @@ from .scope import COMPLETION_KEYWORDS, TopLevel, Completion, completion, enclos
 __all__ = [
     "CallSite", "Parameter", "Signature", "SignatureHelp", "call_at", "signature_help", "split_params",
     "Highlight", "Modifier", "TokenClass", "highlights", "token_class",
+    "Fix", "fixes",
     "FunctionAt", "TypeHint", "functions", "width_hints",
     "Hover", "hover", "word_at",
     "Refused", "definition", "references", "refusal", "rename", "renamable",
