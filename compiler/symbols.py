@@ -6,20 +6,41 @@ Spans are the name's span at the definition and at each use.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .source import Span
+
+
+class SymbolKind(StrEnum):
+    """What a symbol names (a str enum: `SymbolKind.LOCAL == "local"`)."""
+    FUNCTION = "function"
+    KERNEL = "kernel"
+    STRUCT = "struct"
+    FIELD = "field"
+    CONST = "const"
+    PARAM = "param"
+    LOCAL = "local"
+    LOOP_VAR = "loop-var"
+
+
+CALLABLE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.KERNEL})
+VARIABLE_KINDS = frozenset({SymbolKind.PARAM, SymbolKind.LOCAL, SymbolKind.LOOP_VAR})
+TOP_LEVEL_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.KERNEL, SymbolKind.STRUCT, SymbolKind.CONST})
 
 
 @dataclass(eq=False)
 class Symbol:
     name: str
-    kind: str
+    kind: SymbolKind
     span: Span
     type: object = None
     detail: str = ""
     container: str | None = None
     references: list[Span] = field(default_factory=list)
     value: object = None  # constants: their value
+
+    def __post_init__(self) -> None:
+        self.kind = SymbolKind(self.kind)  # a kind outside the vocabulary fails here, where it is made
 
 
 class SymbolTable:
@@ -48,4 +69,4 @@ class SymbolTable:
         return [s for s in self.symbols if s.name == name and (kind is None or s.kind == kind)]
 
     def top_level(self) -> list[Symbol]:
-        return [s for s in self.symbols if s.kind in ("function", "kernel", "struct", "const")]
+        return [s for s in self.symbols if s.kind in TOP_LEVEL_KINDS]

@@ -1,108 +1,82 @@
 """The tooling API: what the language server (eals/) and the TUI (tui/) use of
 the compiler besides the package's public API (`ea_compiler`). The tools import
-only `ea_compiler` and this module (tests/test_import_boundary.py enforces it),
-so the compiler decides once and the tools ask it:
+only `ea_compiler` and this module (tests/test_import_boundary.py enforces it):
 
-- tokens: kinds, keyword sets, contextual words, `token_class` (the class a
-  token kind is coloured as), `comments` / `significant` (the token stream
-  carries comments as trivia tokens);
-- positions: `PositionEncoding` (columns in UTF-8/16/32), `unit_width`;
-- trees and names: the AST module (`ast`, for walking), `Symbol`, the
-  intrinsic table (`lookup`, `resolve_call`, `TABLE`), type names;
-- compiled code: the explorer (`explore`, `Stages`), `inspect` (per file, or
-  per function and cached for editors: `inspect_function`) and its report
-  model (`FunctionReport`, ...) with its one text rendering (`render_text`,
-  `LOOP_HEADER`, `loop_rows`, ...), the listing's `INSTRUCTION_KINDS`;
-- `ea bench`'s API for the TUI's bench pane, `ea tune`'s for its tune pane;
-  `gc_paused`.
+- the IDE layer (compiler/ide/): every question an editor or the TUI asks of
+  a file, answered as plain data with spans; its vocabularies (`TokenClass`,
+  `Modifier`, `SymbolKind`) and the tables a tool lists (intrinsics, type
+  names, `PositionEncoding` for columns);
+- the run APIs: the explorer (`explore`, `Stages`), `inspect` per function for
+  editors (`inspect_function`) and its report model with its one text rendering
+  (`render_text`, `LOOP_HEADER`, `loop_rows`, ...), `ea bench`'s API for the
+  TUI's bench pane, `ea tune`'s for its tune pane and the code actions.
+
+The run APIs load LLVM: they are imported on first use (PEP 562 `__getattr__`),
+so a tool that only analyses (the language server answering a hover) starts
+without llvmlite.
 """
 from __future__ import annotations
 
+import importlib
+
 from .analysis import Analysis, analyze
-from .bench import (BenchError, Cancelled, Progress, Result, RunReport, Suite, append_history, find_suite,
-                    load_suite, read_history, run_suite, size_label)
-from .bench.table import fmt_gflops, fmt_percent, fmt_time, fmt_us
 from .diagnostics import Diagnostic
-from .explore import Stages, explore
 from .gc_pause import gc_paused
-from .inspect import AsmLine, InspectError, InspectReport, inspect
-from .inspect.incremental import inspect_function, target_description
-from .inspect.listing import INSTRUCTION_KINDS
-from .inspect.measured import MeasuredPair, latest_measured, pair_label, pair_markdown
-from .inspect.model import Bottleneck, Counts, FunctionReport, Hint, LoopReport
-from .inspect.render import LOOP_HEADER, hint_text, loop_breakdown, loop_rows, render_text, vector_registers
-from .intrinsics import TABLE, Intrinsic, lookup, resolve_call
-from .source import PositionEncoding, SourceFile, Span, unit_width
-from .symbols import Symbol
-from .syntax import ast
-from .syntax.tokens import (COMMENT, CONTEXTUAL_WORDS, EOF, HEADER_WORDS, IDENT, KEYWORDS, NUMBER_KINDS,
-                            PARAM_WORDS, SCALAR_TYPE_KINDS, STRING, TAIL_WORDS, TYPE_IDENTIFIERS, TYPE_KINDS,
-                            VECTOR_TYPE_KINDS, Token)
-from .typesys import model as types
-from .typesys.model import SCALARS, Pointer, Struct
+from .ide import *  # noqa: F403 (the IDE layer is this API's first half)
+from .ide import __all__ as _IDE
+from .intrinsics import TABLE, Intrinsic
+from .source import PositionEncoding, SourceFile
+from .symbols import CALLABLE_KINDS, Symbol, SymbolKind
+from .typesys.model import SCALARS
 from .typesys.vectors import VECTORS
-from .tune import (Attempt, Outcome, SizeRow, Target, TuneConfig, TuneError, TuneEvent, TuneResult, backup_path,
-                   tally, tune, tune_targets, unified_diff, write_result)
-from .tune.explain import Reason as TuneReason
-from .tune.explain import explain as explain_transforms
-from .tune.transforms import NotApplicable, Rewrite, Site, find_sites
-from .tune.transforms import apply as apply_transform
-from .tune.transforms import locate as locate_site
-from .tune.transforms import title as transform_title
 
-# Reserved words that are not type names (`func`, `return`, `splat`, ...).
-KEYWORD_KINDS = frozenset(KEYWORDS.values()) - TYPE_KINDS
-
-
-def token_class(kind: str) -> str | None:
-    """The class of a token kind as the tools colour it: "type", "number",
-    "string", "keyword", "comment", or None (identifiers, operators, punctuation)."""
-    if kind in TYPE_KINDS:
-        return "type"
-    if kind in NUMBER_KINDS:
-        return "number"
-    if kind == STRING:
-        return "string"
-    if kind in KEYWORD_KINDS:
-        return "keyword"
-    if kind == COMMENT:
-        return "comment"
-    return None
-
-
-def comments(tokens: list[Token]) -> list[Token]:
-    """The comment tokens (`//` to the end of the line, the line end excluded)."""
-    return [t for t in tokens if t.kind == COMMENT]
+# name -> (module under ea_compiler, attribute): the run APIs, loaded on first use.
+_LAZY = {
+    "Stages": ("explore", "Stages"), "explore": ("explore", "explore"),
+    "InspectError": ("inspect", "InspectError"), "AsmLine": ("inspect", "AsmLine"),
+    "inspect_function": ("inspect.incremental", "inspect_function"),
+    "target_description": ("inspect.incremental", "target_description"),
+    "INSTRUCTION_KINDS": ("inspect.listing", "INSTRUCTION_KINDS"),
+    "FunctionReport": ("inspect.model", "FunctionReport"),
+    **{n: ("inspect.render", n) for n in ("LOOP_HEADER", "hint_text", "loop_breakdown", "loop_rows",
+                                          "render_text", "vector_registers")},
+    **{n: ("bench", n) for n in ("BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite",
+                                 "append_history", "find_suite", "load_suite", "read_history", "run_suite",
+                                 "size_label")},
+    "fmt_time": ("bench.table", "fmt_time"), "fmt_us": ("bench.table", "fmt_us"),
+    **{n: ("tune", n) for n in ("Attempt", "TuneConfig", "TuneError", "TuneEvent", "TuneResult", "backup_path",
+                                "tune", "tune_targets", "unified_diff", "write_result")},
+    "SPACES": ("tune.config", "SPACES"), "STRATEGIES": ("tune.config", "STRATEGIES"),
+    "NotApplicable": ("tune.transforms", "NotApplicable"), "Site": ("tune.transforms", "Site"),
+    "find_sites": ("tune.transforms", "find_sites"), "apply_transform": ("tune.transforms", "apply"),
+    "locate_site": ("tune.transforms", "locate"), "transform_title": ("tune.transforms", "title"),
+    "Bottleneck": ("inspect.model", "Bottleneck"), "Counts": ("inspect.model", "Counts"),
+    "Hint": ("inspect.model", "Hint"), "LoopReport": ("inspect.model", "LoopReport"),
+    **{n: ("inspect.measured", n) for n in ("MeasuredPair", "latest_measured", "pair_label", "pair_markdown")},
+    "fmt_gflops": ("bench.table", "fmt_gflops"), "fmt_percent": ("bench.table", "fmt_percent"),
+    "Outcome": ("tune.outcome", "Outcome"), "tally": ("tune.judgement", "tally"),
+    "TuneReason": ("tune.explain", "Reason"), "explain_transforms": ("tune.explain", "explain"),
+}
 
 
-def significant(tokens: list[Token]) -> list[Token]:
-    """The tokens the parser reads: every token but comments."""
-    return [t for t in tokens if t.kind != COMMENT]
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+    globals()[name] = value  # once loaded, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
 __all__ = [
-    "Intrinsic",
-    # tokens
-    "COMMENT", "CONTEXTUAL_WORDS", "EOF", "HEADER_WORDS", "IDENT", "KEYWORDS", "KEYWORD_KINDS", "NUMBER_KINDS",
-    "PARAM_WORDS", "SCALAR_TYPE_KINDS", "STRING", "TAIL_WORDS", "TYPE_IDENTIFIERS", "TYPE_KINDS", "Token",
-    "VECTOR_TYPE_KINDS", "comments", "significant", "token_class",
-    # positions
-    "PositionEncoding", "SourceFile", "Span", "unit_width",
-    # trees, names, types
-    "Analysis", "Diagnostic", "Pointer", "SCALARS", "Struct", "Symbol", "TABLE", "VECTORS",
-    "analyze", "ast", "lookup", "resolve_call", "types",
-    # compiled code: explorer, inspect report and its rendering, listing
-    "AsmLine", "Bottleneck", "Counts", "FunctionReport", "Hint", "INSTRUCTION_KINDS", "InspectError", "InspectReport",
-    "LOOP_HEADER", "LoopReport", "Stages", "explore", "hint_text", "inspect", "inspect_function",
-    "loop_breakdown", "loop_rows", "render_text", "target_description", "vector_registers",
-    "MeasuredPair", "latest_measured", "pair_label", "pair_markdown",
-    # ea bench
-    "BenchError", "Cancelled", "Progress", "Result", "RunReport", "Suite", "append_history", "find_suite",
-    "fmt_gflops", "fmt_percent", "fmt_time", "fmt_us", "load_suite", "read_history", "run_suite", "size_label",
-    # ea tune: the engine, and the transformations (code actions)
-    "Attempt", "NotApplicable", "Outcome", "Rewrite", "Site", "SizeRow", "Target", "TuneConfig", "TuneError", "TuneEvent",
-    "TuneResult", "TuneReason", "apply_transform", "explain_transforms", "find_sites", "locate_site",
-    "transform_title", "tune", "tune_targets", "write_result", "backup_path", "tally", "unified_diff",
-    # helpers
-    "gc_paused",
+    *_IDE,
+    # analysis, positions, vocabularies, tables
+    "Analysis", "CALLABLE_KINDS", "Diagnostic", "Intrinsic", "PositionEncoding", "SCALARS", "SourceFile", "Symbol",
+    "SymbolKind", "TABLE", "VECTORS", "analyze", "gc_paused",
+    # the run APIs (loaded on first use)
+    *_LAZY,
 ]

@@ -19,6 +19,8 @@ from pygls.uris import to_fs_path
 
 from ea_compiler.tooling import fmt_time, fmt_us, size_label, tune_targets
 
+from .markdown import code, escape
+
 
 def file_path(uri: str) -> Path | None:
     if not uri.startswith("file:"):
@@ -42,10 +44,10 @@ def bench_markdown(results) -> str:
     for r in results:
         size = size_label(r.size)
         if r.status != "ok":
-            rows.append(f"{r.bench} {size}: **{r.status}** — {r.message}")
+            rows.append(f"{escape(r.bench)} {escape(size)}: **{escape(r.status)}** — {escape(r.message)}")
             continue
         ratio = f" · {r.speedup:.2f}× NumPy (NumPy {fmt_time(r.ref_median_ns)})" if r.speedup else ""
-        rows.append(f"{r.bench} {size}: median {fmt_time(r.median_ns)}{ratio}")
+        rows.append(escape(f"{r.bench} {size}: median {fmt_time(r.median_ns)}{ratio}"))
     head = f"**Bench** (quick run at {_stamp()})"
     return head + "\n\n" + "\n".join(f"- {row}" for row in rows)
 
@@ -65,13 +67,14 @@ def bench_summary(function: str, results) -> str:
 def tune_markdown(result) -> str:
     """baseline -> best, speedup, the file written, accepted/evaluated."""
     head = f"**Tune** ({'interrupted' if result.interrupted else 'finished'} at {_stamp()})"
-    rows = [f"baseline {fmt_us(result.baseline_us)} → best {fmt_us(result.best_us)} ({result.speedup:.2f}×)"]
+    rows = [escape(f"baseline {fmt_us(result.baseline_us)} → best {fmt_us(result.best_us)} ({result.speedup:.2f}×)")]
     if result.best_file is not None:
-        rows.append(f"best variant: {result.best_label or 'the original'}, written to `{result.best_file.name}`")
+        rows.append(f"best variant: {escape(result.best_label or 'the original')}, written to "
+                    f"{code(result.best_file.name)}")
     else:
         rows.append("no faster variant found: nothing written")
-    rows.append(f"accepted {result.accepted} of {result.evaluated} evaluated"
-                + (f" ({result.cache_hits} from the cache)" if result.cache_hits else ""))
+    rows.append(escape(f"accepted {result.accepted} of {result.evaluated} evaluated"
+                       + (f" ({result.cache_hits} from the cache)" if result.cache_hits else "")))
     return head + "\n\n" + "\n".join(f"- {row}" for row in rows)
 
 

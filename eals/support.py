@@ -1,4 +1,4 @@
-"""Helpers shared by the feature modules actions, navigation, symbols, tokens and pull.
+"""Helpers shared by the feature modules.
 
 - `guarded(where, quiet=False)`: the wrapper every request handler runs under.
   It counts columns in the server's position encoding (convert.using). An
@@ -7,28 +7,23 @@
   help, inlay hints: the editor asks them as the user types), with no result;
   deliberate LSP errors (a refused rename) pass through as they are;
   cancellation (asyncio.CancelledError) is not an Exception and passes too.
-- `occurrences(analysis)`: every identifier occurrence that names a symbol, at
-  its definition or at a use, with the field names of struct literals added
-  (the compiler's symbol table does not record those yet).
 - `apply_text_edits(text, edits)`: apply LSP TextEdits (UTF-16 positions) to a
   text, as a client does; tests and tools use it to check edits.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
-from typing import NamedTuple
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from ea_compiler import Span
-from ea_compiler.tooling import Symbol, gc_paused, unit_width
-from ea_compiler.tooling import ast as A
+from ea_compiler import SourceFile
+from ea_compiler.tooling import PositionEncoding
 
 from .convert import using
 from .protocol import REQUEST_FAILED
 
+_UTF16 = PositionEncoding("utf-16")
 
 
 def request_failed(message: str) -> JsonRpcException:
@@ -57,108 +52,29 @@ def guarded(where: str, quiet: bool = False):
     return decorate
 
 
-# ---- symbol occurrences ----------------------------------------------------
-
-class Occurrence(NamedTuple):
-    span: Span
-    symbol: Symbol
-    definition: bool
-
-
-def occurrences(analysis) -> list[Occurrence]:
-    """All occurrences of all symbols, sorted by position, one per span."""
-    with gc_paused():
-        return _occurrences(analysis)
-
-
-def _occurrences(analysis) -> list[Occurrence]:
-    seen: set[tuple[int, int]] = set()
-    out: list[Occurrence] = []
-
-    def add(span: Span, sym: Symbol, definition: bool) -> None:
-        key = (span.start, span.end)
-        if span.start < span.end and key not in seen:
-            seen.add(key)
-            out.append(Occurrence(span, sym, definition))
-
-    fields: dict[tuple[str | None, str], Symbol] = {}
-    for sym in analysis.symbols.symbols:
-        add(sym.span, sym, True)
-        if sym.kind == "field":
-            fields.setdefault((sym.container, sym.name), sym)
-    for sym in analysis.symbols.symbols:
-        for ref in sym.references:
-            add(ref, sym, False)
-    if fields:
-        for node in walk(analysis.ast):
-            if isinstance(node, A.StructLit):
-                for init in node.fields:
-                    sym = fields.get((node.name, init.name))
-                    if sym is not None:
-                        add(init.name_span, sym, False)
-    out.sort(key=lambda o: o.span.start)
-    return out
-
-
-def occurrence_at(occs: list[Occurrence], offset: int) -> Occurrence | None:
-    """The occurrence under a byte offset; a cursor just after a name counts."""
-    touching = None
-    for occ in occs:
-        if occ.span.start > offset:
-            break
-        if offset < occ.span.end:
-            return occ
-        if offset == occ.span.end:
-            touching = occ
-    return touching
-
-
-_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def walk(root):
-    """Every AST node under `root` (any order)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        cls = type(node)
-        names = _NODE_FIELDS.get(cls)
-        if names is None:
-            is_node = dataclasses.is_dataclass(cls) and cls.__module__ == A.__name__
-            names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "ty") if is_node else ()
-            _NODE_FIELDS[cls] = names
-        if not names:
-            continue
-        yield node
-        for name in names:
-            value = getattr(node, name)
-            if isinstance(value, list) or type(value).__module__ == A.__name__:
-                stack.append(value)
-
-
 # ---- applying edits ----------------------------------------------------------
 
-def _index(lines: list[str], pos: lsp.Position) -> int:
-    """String index of an LSP position (UTF-16 character) in "\n".join(lines)."""
-    line = min(pos.line, len(lines) - 1)
-    start = sum(len(l) + 1 for l in lines[:line])
-    if pos.line >= len(lines):
-        return start + len(lines[line])
-    units = 0
-    for i, ch in enumerate(lines[line]):
-        if units >= pos.character:
-            return start + i
-        units += unit_width(ch)
-    return start + len(lines[line])
+def _offsets(text: str):
+    """String index of an LSP position (UTF-16 character) in `text`, through the
+    compiler's column tables (SourceFile)."""
+    source = SourceFile("<edit>", text)
+    starts = [0]
+    for line in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def index(pos: lsp.Position) -> int:
+        if pos.line >= len(starts):
+            return len(text)
+        line = pos.line + 1
+        return starts[pos.line] + min(_UTF16.char_col(source, line, pos.character) - 1,
+                                      len(source.line_text(line)))
+    return index
 
 
 def apply_text_edits(text: str, edits: list[lsp.TextEdit]) -> str:
     """The text after applying non-overlapping LSP edits (positions refer to the original)."""
-    lines = text.split("\n")
-    spans = sorted(((_index(lines, e.range.start), _index(lines, e.range.end), e.new_text) for e in edits),
+    index = _offsets(text)
+    spans = sorted(((index(e.range.start), index(e.range.end), e.new_text) for e in edits),
                    key=lambda s: (s[0], s[1]))
     for (s1, e1, _), (s2, _, _) in zip(spans, spans[1:]):
         if s2 < e1:

@@ -5,7 +5,7 @@ from ea_compiler import analyze
 from ea_compiler.diagnostics import DiagnosticSink
 from ea_compiler.source import SourceFile
 from ea_compiler.syntax.lexer import lex, token_dump
-from ea_compiler.tooling import comments, significant
+from ea_compiler.syntax.tokens import comments, significant
 
 TEXT = b'// head \xc3\xa9\r\nexport func f(a: i32) -> i32 { // why\r\n    return a // "not a string"\r\n}\r\n// last'
 

@@ -8,7 +8,8 @@ from lsprotocol import types as lsp
 
 from ea_compiler import Options, analyze, render_all
 from ea_compiler.intrinsics import SHADOWABLE, TABLE, resolve_call
-from eals.features.navigation import definition, refusal
+from ea_compiler.tooling import refusal
+from eals.features.navigation import definition
 
 X86 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver4")  # pinned: the host must not decide
 

@@ -29,7 +29,7 @@ from eals.lookup import call_at
 from ea_compiler.build import metadata
 from ea_compiler.tune.transforms import find_sites
 from eals.features.navigation import intrinsic_at, prepare_rename
-from eals.support import request_failed, walk
+from eals.support import request_failed
 
 os.environ["EA_DEBUG"] = "1"
 X86 = Options(target_cpu="haswell")
@@ -54,7 +54,8 @@ EVERYTHING = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position
 def calls(analysis) -> dict[str, list[A.Call]]:
     """The calls of the user's tree by name, in source order."""
     found: dict[str, list[A.Call]] = {}
-    for node in sorted((n for n in walk(analysis.ast) if isinstance(n, A.Call)), key=lambda c: c.span.start):
+    for node in sorted((n for n in A.walk(i.body for i in analysis.ast.items if isinstance(i, A.Func))
+                          if isinstance(n, A.Call)), key=lambda c: c.span.start):
         found.setdefault(node.name, []).append(node)
     return found
 

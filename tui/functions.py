@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ea_compiler import Analysis
-from ea_compiler.tooling import FunctionReport, Stages
+from ea_compiler.tooling import FunctionReport, Stages, functions
 
 from .rows.assembly import functions as listing_functions
 
@@ -11,10 +11,7 @@ from .rows.assembly import functions as listing_functions
 def function_at(analysis: Analysis, line: int) -> str | None:
     """The function compiled for the target whose text covers `line` (a
     function of the other architecture has no code to show)."""
-    for item in analysis.live_functions:
-        if item.span.line <= line <= item.span.end_line:
-            return item.name
-    return None
+    return next((f.name for f in functions(analysis, line, line) if f.live), None)
 
 
 def report_for(stages: Stages, name: str | None) -> FunctionReport | None:

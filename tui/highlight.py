@@ -1,10 +1,10 @@
 """Colouring, as style categories (see tui/widgets/code_view.py CATEGORIES).
 
-Eä source is coloured from the compiler's own tokens (`Analysis.tokens`,
-comments included), so the TUI and the compiler never disagree about what a
-word is. The dump stages (tokens, trees, LLVM IR, assembly) are coloured line
-by line with small regular expressions: they are compiler output, not user
-input.
+Eä source is coloured from the IDE layer's token classes (the ones the
+language server's semantic tokens send), so the TUI, the editors and the
+compiler never disagree about what a word is. The dump stages (tokens,
+trees, LLVM IR, assembly) are coloured line by line with small regular
+expressions: they are compiler output, not user input.
 
 Spans are `(start, end, category)` with 0-based character columns.
 """
@@ -13,46 +13,27 @@ from __future__ import annotations
 import re
 
 from ea_compiler import Analysis
-from ea_compiler.tooling import (EOF, HEADER_WORDS, IDENT, TAIL_WORDS, Intrinsic, comments, significant,
-                                 token_class)
+from ea_compiler.tooling import Modifier, TokenClass, highlights, token_class
 
 Span = tuple[int, int, str]
 
-_DOT_OPERATOR = re.compile(r"^\.[^.\w]+$|^\.(<<|>>)$")
+# The IDE layer's token classes as the TUI's style categories (tui/widgets/code_view.py);
+# variables, parameters, fields, struct names and decorators stay plain.
+_CATEGORY = {TokenClass.KEYWORD: "keyword", TokenClass.TYPE: "type", TokenClass.NUMBER: "number",
+             TokenClass.STRING: "string", TokenClass.COMMENT: "comment", TokenClass.MACRO: "intrinsic",
+             TokenClass.FUNCTION: "function"}
 
 
 def source_spans(analysis: Analysis) -> dict[int, list[Span]]:
     """Per 1-based source line, the coloured spans of that line."""
     out: dict[int, list[Span]] = {}
-    tokens = [t for t in significant(analysis.tokens) if t.kind != EOF]
-    for i, tok in enumerate(tokens):
-        prev = tokens[i - 1] if i else None
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        category = _token_category(analysis, tok, prev, nxt)
+    for h in highlights(analysis):
+        category = _CATEGORY.get(h.cls)
+        if category is None and h.cls is TokenClass.OPERATOR and Modifier.ELEMENTWISE in h.mods:
+            category = "operator"  # only the element-wise operators stand out
         if category:
-            start = tok.col - 1
-            end = tok.end_col - 1 if tok.end_line == tok.line else start + len(tok.text)
-            out.setdefault(tok.line, []).append((start, end, category))
-    for tok in comments(analysis.tokens):
-        out.setdefault(tok.line, []).append((tok.col - 1, tok.end_col - 1, "comment"))
+            out.setdefault(h.line, []).append((h.col - 1, h.end_col - 1, category))
     return out
-
-
-def _token_category(analysis: Analysis, tok, prev, nxt) -> str | None:
-    call = nxt is not None and nxt.kind == "LeftParen"
-    if tok.kind == IDENT:
-        if tok.text in HEADER_WORDS or (tok.text in TAIL_WORDS and prev is not None and prev.text == "tail"):
-            return "keyword"
-        if call:
-            defines = prev is not None and (prev.kind == "Func" or prev.text == "kernel")
-            return "intrinsic" if not defines and isinstance(analysis.callee_at(tok), Intrinsic) else "function"
-        return None
-    if call and isinstance(analysis.callee_at(tok), Intrinsic):  # `splat(...)`: a keyword calling an intrinsic
-        return "intrinsic"
-    category = token_class(tok.kind)
-    if category is None and _DOT_OPERATOR.match(tok.text):
-        return "operator"
-    return category
 
 
 # ---- compiler output --------------------------------------------------------
@@ -77,7 +58,7 @@ def token_dump_spans(line: str) -> list[Span]:
     spans = _spans(line, _TOKEN_RULES)
     m = _TOKEN_LINE.match(line)
     if m:
-        spans.append((0, m.end(1), token_class(m.group(1)) or "function"))
+        spans.append((0, m.end(1), _CATEGORY.get(token_class(m.group(1)), "function")))
     return spans
 
 

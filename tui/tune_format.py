@@ -12,12 +12,10 @@ from rich.text import Text
 from textual.content import Content
 
 from ea_compiler import Options
-from ea_compiler.tooling import (Attempt, Outcome, TuneConfig, TuneEvent, TuneReason, TuneResult, backup_path, fmt_us,
-                                 size_label, tally, unified_diff)
+from ea_compiler.tooling import (SPACES, STRATEGIES, Attempt, Outcome, TuneConfig, TuneEvent, TuneReason, TuneResult,
+                                 backup_path, fmt_us, size_label, tally, unified_diff)
 
 COLUMNS = ("#", "variant", "outcome", "score", "reason")  # the reason last: it is the one cut
-SPACES = ("params", "transforms", "agent")
-STRATEGIES = ("auto", "exhaustive", "random", "local")
 EVERY_FUNCTION = "*"  # the function picker's value for "every benched function"
 _LABEL_WIDTH = 44
 _REASON_WIDTH = 64
@@ -43,23 +41,25 @@ def attempt_cells(a: Attempt) -> list:
 
 @dataclass
 class TuneLog:
-    """What the pane knows of a run, built from its events in order."""
+    """What the pane knows of a run, built from its events in order. The counts
+    are the latest event's; the times and the message the latest given."""
+    last: TuneEvent = field(default_factory=lambda: TuneEvent("message"))  # zero counts
     baseline_us: float | None = None
     best_us: float | None = None
-    evaluated: int = 0
-    accepted: int = 0
-    rejected: int = 0
-    cache_hits: int = 0
     message: str = ""
     best_label: str = ""
     attempts: list[Attempt] = field(default_factory=list)
     best_points: list[Point] = field(default_factory=list)  # best so far after each attempt (0: baseline)
     scores: list[Point] = field(default_factory=list)  # each timed attempt's own score
 
+    evaluated = property(lambda self: self.last.evaluated)
+    accepted = property(lambda self: self.last.accepted)
+    rejected = property(lambda self: self.last.rejected)
+    cache_hits = property(lambda self: self.last.cache_hits)
+
     def add(self, e: TuneEvent) -> Attempt | None:
         """Take one event; returns the attempt it reports, if any."""
-        self.evaluated, self.accepted, self.rejected, self.cache_hits = e.evaluated, e.accepted, e.rejected, \
-            e.cache_hits
+        self.last = e
         if e.baseline_us is not None:
             self.baseline_us = e.baseline_us
         if e.best_us is not None:

@@ -55,3 +55,10 @@ def stamp(path: Path | None) -> tuple | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def errors_note(path: Path | None, errors: int, done: str) -> str:
+    """What the Bench and Tune panes say of a file with errors: a run compiles it, so it cannot run yet."""
+    name = display_path(path) if path is not None else "the file"
+    plural = "s" if errors != 1 else ""
+    return f"{name} has {errors} error{plural} (Source pane, 1): it can be {done} once it compiles."

@@ -95,7 +95,7 @@ class ExprParser(ParserBase):
         if kind == "Splat" or (kind == IDENT and self.peek().kind == "LeftParen"):
             return self.finish_postfix(self.parse_call())
         if kind == IDENT:
-            if (tok.text[0].isupper() and self.peek().kind == "LeftBrace"
+            if (names_struct_literal(tok.text) and self.peek().kind == "LeftBrace"
                     and self.peek(2).kind == IDENT and self.peek(3).kind == "Colon"):
                 return self.finish_postfix(self.parse_struct_literal())
             return self.parse_postfix()
@@ -210,3 +210,9 @@ class ExprParser(ParserBase):
                 self.advance()
                 self.advance()
         return expr
+
+
+def names_struct_literal(name: str) -> bool:
+    """`Name { field: ...` reads as a struct literal only when the name starts
+    with a capital letter (otherwise `if x { y: ...` would be ambiguous)."""
+    return name[:1].isupper()

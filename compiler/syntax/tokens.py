@@ -2,6 +2,9 @@
 prints (TOOLCHAIN.md §1.4)."""
 from __future__ import annotations
 
+import re
+from enum import StrEnum
+
 from ..source import Span
 from ..typesys.vectors import VECTORS
 
@@ -57,6 +60,21 @@ EOF = "Eof"
 
 NUMBER_KINDS = frozenset({INT, HEX, BIN, FLOAT})
 
+# Every token kind as one vocabulary: `TokenKind.LeftParen == "LeftParen"` (a str enum, so the
+# lexer's kinds compare equal), and a misspelt member fails where it is read.
+TokenKind = StrEnum("TokenKind", [(k, k) for k in dict.fromkeys(
+    [*KEYWORDS.values(), *OPERATORS.values(), IDENT, INT, HEX, BIN, FLOAT, STRING, COMMENT, EOF])])
+
+# The element-wise operators (`.+`, `.*`, `.<=`, `.<<`, ...): the ones tools mark apart.
+ELEMENTWISE_KINDS = frozenset(TokenKind(k) for text, k in OPERATORS.items()
+                              if text.startswith(".") and text not in (".", ".."))
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_identifier(text: str) -> bool:
+    """`text` lexes as one identifier (reserved words included: see KEYWORDS)."""
+    return _IDENTIFIER.match(text) is not None
+
 
 class Token(Span):
     """A token is its own span, plus kind, text and whether it starts a line."""
@@ -82,3 +100,13 @@ class Token(Span):
 
     def __repr__(self) -> str:
         return f'{self.kind}("{self.text}") at {self.line}:{self.col}'
+
+
+def comments(tokens: list[Token]) -> list[Token]:
+    """The comment tokens (`//` to the end of the line, the line end excluded)."""
+    return [t for t in tokens if t.kind == COMMENT]
+
+
+def significant(tokens: list[Token]) -> list[Token]:
+    """The tokens the parser reads: every token but comments."""
+    return [t for t in tokens if t.kind != COMMENT]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from ea_compiler import Diagnostic, SourceFile
+from ea_compiler.tooling import fixes
 
 from ..convert import to_diagnostic, to_range
 from ..support import guarded
@@ -51,19 +52,18 @@ def _key(d: lsp.Diagnostic) -> tuple:
 def quick_fixes(diagnostics: list[Diagnostic], source: SourceFile, uri: str,
                 request: lsp.Range, context: list[lsp.Diagnostic] = ()) -> list[lsp.CodeAction]:
     asked = {_key(d) for d in context}
-    actions = []
-    for d in diagnostics:
-        if not d.suggestions:
-            continue
-        diagnostic = to_diagnostic(d, source, uri)
+    actions, converted = [], {}
+    for fix in fixes(diagnostics):
+        d = fix.diagnostic
+        if id(d) not in converted:
+            converted[id(d)] = to_diagnostic(d, source, uri)
+        diagnostic = converted[id(d)]
         if not overlaps(diagnostic.range, request) and _key(diagnostic) not in asked:
             continue
-        preferred = len(d.suggestions) == 1
-        for s in d.suggestions:
-            edit = lsp.TextEdit(range=to_range(source, s.span), new_text=s.replacement)
-            actions.append(lsp.CodeAction(
-                title=s.title, kind=QUICKFIX, diagnostics=[diagnostic], is_preferred=preferred,
-                edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+        edit = lsp.TextEdit(range=to_range(source, fix.span), new_text=fix.replacement)
+        actions.append(lsp.CodeAction(
+            title=fix.title, kind=QUICKFIX, diagnostics=[diagnostic], is_preferred=fix.preferred,
+            edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
     return actions
 
 

@@ -6,22 +6,22 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import SCALARS, VECTORS, Intrinsic, latest_measured, lookup, pair_markdown
+from ea_compiler.tooling import SymbolKind, hover, latest_measured, pair_markdown
 
 from ..convert import offset, to_range
-from ..lookup import word_at
 from ..machine import machine_code
 from ..runs import file_path
+from ..markdown import code, code_block, emphasis, escape
 from ..support import guarded
 
-_KIND_WORDS = {"param": "parameter", "local": "local", "loop-var": "loop variable", "const": "constant",
-               "field": "field"}
+_KIND_WORDS = {SymbolKind.PARAM: "parameter", SymbolKind.LOCAL: "local", SymbolKind.LOOP_VAR: "loop variable",
+               SymbolKind.CONST: "constant", SymbolKind.FIELD: "field"}
 
 
 def register(server) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @guarded(lsp.TEXT_DOCUMENT_HOVER, quiet=True)
-    async def hover(ls, params: lsp.HoverParams):
+    async def on_hover(ls, params: lsp.HoverParams):
         return await _hover(ls, params.text_document.uri, params.position)
 
 
@@ -29,31 +29,29 @@ async def _hover(ls, uri: str, pos: lsp.Position) -> lsp.Hover | None:
     analysis = await ls.current_analysis(uri)
     if analysis is None:
         return None
-    tok = word_at(analysis, offset(analysis.source, pos))
-    if tok is None:
+    found = hover(analysis, offset(analysis.source, pos))
+    if found is None:
         return None
-    sym = analysis.symbol_at(tok.start)
-    if sym is not None and sym.name != tok.text:
-        sym = None
-    if sym is not None and sym.kind in ("function", "kernel"):
-        text = await _function(ls, uri, analysis, sym)
-    elif sym is not None and sym.kind == "struct":
-        text = _struct(analysis, sym)
-    elif sym is not None:
-        text = _variable(sym)
-    elif isinstance(intr := analysis.callee_at(tok), Intrinsic) or (intr := lookup(tok.text)) is not None:
-        # a call: what it calls; a bare name: the table's entry
-        text = intrinsic_markdown(intr)
-    elif tok.text in VECTORS or tok.text in SCALARS:
-        text = _builtin_type(tok.text)
+    if found.callable:
+        text = await _function(ls, uri, analysis, found.symbol)
+    elif found.symbol is not None and found.symbol.kind == SymbolKind.STRUCT:
+        text = _struct(found.symbol, found.fields)
+    elif found.symbol is not None:
+        text = _variable(found.symbol)
+    elif found.intrinsic is not None:
+        text = intrinsic_markdown(found.intrinsic)
+    elif found.vector is not None:
+        v = found.vector
+        text = (f"{code_block(found.word.text)}\n\n{v.lanes} lanes of {code(v.elem)}, {v.bits}-bit vector"
+                f" · since {escape(v.since)}")
     else:
-        return None
+        text = _scalar_type(found.word.text, found.scalar)
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
-                     range=to_range(analysis.source, tok))
+                     range=to_range(analysis.source, found.word))
 
 
 async def _function(ls, uri: str, analysis, sym) -> str:
-    parts = [f"```ea\n{sym.detail}\n```"]
+    parts = [code_block(sym.detail)]
     runs = ls.run_results.markdown(uri, sym.name)
     found = await machine_code(ls, uri, analysis, [sym.name])
     code = found.get(sym.name) if found else None
@@ -67,7 +65,7 @@ async def _function(ls, uri: str, analysis, sym) -> str:
         if measured:
             parts.append(measured)
     else:
-        parts.append("*No machine code for this target.*")
+        parts.append(emphasis("No machine code for this target."))
     if runs:
         parts.append(runs)
     return "\n\n".join(parts)
@@ -84,19 +82,20 @@ def blocked_note(errors) -> str:
     first = errors[0]
     where = f"line {first.span.line}: " if first.span is not None else ""
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return (f"*Machine code not shown: an error in this function, a function it calls or a declaration "
-            f"— {where}{first.message}{more}*")
+    return emphasis(f"Machine code not shown: an error in this function, a function it calls or a declaration "
+                    f"— {where}{first.message}{more}")
 
 
 def machine_markdown(fr, target: str) -> str:
     """The inspect summary of one function, as a markdown list."""
     c = fr.counts
     if not fr.exported and not fr.inlined_into:
-        return "*No machine code: this private function is never called.*"
+        return emphasis("No machine code: this private function is never called.")
     if fr.exported:
-        head = f"**Machine code** ({target})"
+        head = f"**Machine code** {escape(f'({target})')}"
     else:
-        head = f"**Machine code of its lines inlined into** {', '.join(fr.inlined_into)} ({target})"
+        inlined = ", ".join(fr.inlined_into)
+        head = f"**Machine code of its lines inlined into** {escape(f'{inlined} ({target})')}"
     rows = [f"vector instructions: {c.vector}", f"scalar instructions: {c.scalar}", f"FMA: {c.fma}",
             f"loads: {c.loads}", f"stores: {c.stores}"]
     if fr.vector_width:
@@ -109,40 +108,35 @@ def machine_markdown(fr, target: str) -> str:
         rows.append(f"registers: {len(fr.registers)}" + (f" ({', '.join(fr.registers)})" if fr.registers else ""))
     for h in fr.hints:
         rows.append(f"hint: {h.message}" + (f" (line {h.line})" if h.line else ""))
-    return head + "\n\n" + "\n".join(f"- {r}" for r in rows)
+    return head + "\n\n" + "\n".join(f"- {escape(r)}" for r in rows)
 
 
 def intrinsic_markdown(intr) -> str:
     sigs = "\n".join(f"{intr.name}{s}" for s in intr.signatures)
-    parts = [f"```ea\n{sigs}\n```", intr.doc]
+    parts = [code_block(sigs), escape(intr.doc)]
     if intr.params:
-        parts.append("Parameters: " + ", ".join(f"`{p}`" for p in intr.params))
-    tail = f"Intrinsic ({intr.family}), since {intr.since}"
+        parts.append("Parameters: " + ", ".join(code(p) for p in intr.params))
+    tail = escape(f"Intrinsic ({intr.family}), since {intr.since}")
     if intr.deprecated:
-        tail += f". **Deprecated** since {intr.deprecated}" + (f": {intr.advice}" if intr.advice else "")
+        tail += ". **Deprecated** " + escape(f"since {intr.deprecated}" + (f": {intr.advice}" if intr.advice else ""))
     parts.append(f"*{tail}*")
     return "\n\n".join(parts)
 
 
 def _variable(sym) -> str:
-    what = _KIND_WORDS.get(sym.kind, sym.kind)
-    where = f" of `{sym.container}`" if sym.container else ""
-    lines = [f"```ea\n{sym.detail}\n```", f"{what}{where} · type `{sym.type}`"]
-    if sym.kind == "const" and sym.value is not None:
-        lines.append(f"value: `{sym.value}`")
+    what = _KIND_WORDS.get(sym.kind, str(sym.kind))
+    where = f" of {code(sym.container)}" if sym.container else ""
+    lines = [code_block(sym.detail), f"{what}{where} · type {code(sym.type)}"]
+    if sym.kind == SymbolKind.CONST and sym.value is not None:
+        lines.append(f"value: {code(sym.value)}")
     return "\n\n".join(lines)
 
 
-def _struct(analysis, sym) -> str:
-    fields = [s for s in analysis.symbols.symbols if s.kind == "field" and s.container == sym.name]
+def _struct(sym, fields) -> str:
     body = "\n".join(f"    {f.name}: {f.type}" for f in fields)
-    return f"```ea\nstruct {sym.name} {{\n{body}\n}}\n```"
+    return code_block(f"struct {sym.name} {{\n{body}\n}}")
 
 
-def _builtin_type(name: str) -> str:
-    if name in VECTORS:
-        v = VECTORS[name]
-        return f"```ea\n{name}\n```\n\n{v.lanes} lanes of `{v.elem}`, {v.bits}-bit vector · since {v.since}"
-    s = SCALARS[name]
+def _scalar_type(name: str, s) -> str:
     kind = {"int": "signed integer", "uint": "unsigned integer", "float": "float", "bool": "boolean"}[s.cls]
-    return f"```ea\n{name}\n```\n\n{s.bits}-bit {kind}" if s.cls != "bool" else f"```ea\n{name}\n```\n\nboolean"
+    return f"{code_block(name)}\n\n{s.bits}-bit {kind}" if s.cls != "bool" else f"{code_block(name)}\n\nboolean"

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import ast as A
-from ea_compiler.tooling import latest_measured, pair_label
+from ea_compiler.tooling import functions, latest_measured, pair_label
 
 from ..convert import column
 from ..machine import BUDGET_S, machine_code
@@ -60,10 +59,7 @@ def _measured_label(uri: str, analysis, name: str) -> str | None:
 def visible_functions(analysis, rng: lsp.Range) -> list:
     """The functions and kernels (as written) compiled for the target that
     overlap the range's lines."""
-    first, last = rng.start.line + 1, rng.end.line + 1
-    return [item for item in analysis.ast.items
-            if isinstance(item, (A.Func, A.Kernel)) and analysis.is_live(item)
-            and item.span.line <= last and item.span.end_line >= first]
+    return [f for f in functions(analysis, rng.start.line + 1, rng.end.line + 1) if f.live]
 
 
 async def _hints(ls, uri: str, rng: lsp.Range) -> list[lsp.InlayHint]:

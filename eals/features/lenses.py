@@ -11,7 +11,7 @@ import asyncio
 
 from lsprotocol import types as lsp
 
-from ea_compiler.tooling import ast as A
+from ea_compiler.tooling import functions
 
 from ..convert import to_range
 from ..runs import benched_functions, file_path
@@ -34,10 +34,9 @@ def register(server) -> None:
             return []
         targets = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, benched_functions, path)
         lenses = []
-        for item in analysis.ast.items:
-            if not (isinstance(item, (A.Func, A.Kernel)) and item.export and item.name in targets):
-                continue
-            if not analysis.is_live(item):  # a function of the other architecture: nothing to run
+        for item in functions(analysis):
+            # a function of the other architecture (not live): nothing to run
+            if not (item.exported and item.live and item.name in targets):
                 continue
             rng = to_range(analysis.source, item.name_span)
             for title, command in LENSES:

@@ -9,6 +9,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from ea_compiler.intrinsics import TABLE
+from eals.markdown import escape
 from lsp_support import HASWELL, SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -103,7 +104,7 @@ async def test_intrinsics_functions_and_words(client):
     fma = items["fma"]
     assert fma.insert_text == "fma(${1:a}, ${2:b}, ${3:c})" == TABLE["fma"].snippet()
     assert fma.insert_text_format == lsp.InsertTextFormat.Snippet and fma.kind == lsp.CompletionItemKind.Function
-    assert TABLE["fma"].doc in fma.documentation.value and "fma(f64, f64, f64) -> f64" in fma.documentation.value
+    assert escape(TABLE["fma"].doc) in fma.documentation.value and "fma(f64, f64, f64) -> f64" in fma.documentation.value
     assert items["store"].insert_text == "store(${1:ptr}, ${2:index}, ${3:vector})"
     assert list(items["sat_add"].tags) == [lsp.CompletionItemTag.Deprecated] and not items["sat_add_i8x16"].tags
     assert items["twice"].insert_text == "twice(${1:v})" and items["twice"].detail == "func twice(v: f32x8) -> f32x8"

@@ -4,15 +4,18 @@ signatures, variables their types, constants their values."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
+from markdown_it import MarkdownIt
 from pytest_lsp import LanguageClient
 
 from ea_compiler.inspect import inspect
 from ea_compiler.intrinsics import TABLE
 from eals.config import Config
+from eals.markdown import escape
 from lsp_support import HASWELL, SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -106,7 +109,7 @@ async def test_intrinsic_signatures(client):
     block = text.split("```")[1]
     assert block.strip().splitlines()[1:] == [f"fma{s}" for s in TABLE["fma"].signatures]
     assert len(TABLE["fma"].signatures) == 3
-    assert TABLE["fma"].doc in text
+    assert escape(TABLE["fma"].doc) in text
     splat = (await hover(client, uri, at(SRC, "splat"))).contents.value
     assert "splat(T) -> TxN" in splat
 
@@ -137,3 +140,21 @@ async def test_errors_show_signature_only(client):
     assert text.endswith("*Machine code not shown: an error in this function, a function it calls or a "
                          "declaration \u2014 line 8: cannot use '+' on vectors. Use '.+' for element-wise vector "
                          "operations*")
+
+
+def rendered(markdown: str) -> str:
+    """What a Markdown client shows: the text of the CommonMark rendering."""
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+async def test_a_message_with_markdown_characters_reaches_the_reader_intact(client):
+    """The machine-code-not-shown note puts the compiler's message in italics:
+    its `*` must not become emphasis (Neovim showed "cannot use '' ... Use '.'")."""
+    uri = "file:///tmp/hover_star.ea"
+    bad = SRC.replace("return v .+ v", "return v * v")
+    open_doc(client, uri, bad)
+    text = (await hover(client, uri, at(bad, "saxpy"))).contents.value
+    assert "line 8: cannot use '*' on vectors. Use '.*' for element-wise vector operations (" not in text
+    assert "line 8: cannot use '*' on vectors. Use '.*' for element-wise vector operations" in rendered(text)
+    assert "<em>Machine code not shown" in MarkdownIt("commonmark").render(text)  # still the italic note

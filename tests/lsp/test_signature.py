@@ -9,6 +9,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from ea_compiler.intrinsics import TABLE
+from eals.markdown import escape
 from lsp_support import HASWELL, SERVER, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -63,7 +64,7 @@ async def test_intrinsic_active_parameter(client):
         assert [s.label for s in h.signatures] == [
             "fma(a: FV, b: FV, c: FV) -> FV", "fma(a: f32, b: f32, c: f32) -> f32", "fma(a: f64, b: f64, c: f64) -> f64"]
         assert [labels(s) for s in h.signatures] == [[f"{p}: {t}" for p in "abc"] for t in ("FV", "f32", "f64")]
-        assert h.signatures[0].documentation.value == TABLE["fma"].doc
+        assert h.signatures[0].documentation.value == escape(TABLE["fma"].doc)
 
 
 async def test_nested_calls_and_brackets(client):

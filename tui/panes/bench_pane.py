@@ -15,15 +15,16 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, ProgressBar, SelectionList, Static
 
 from ea_compiler.tooling import (BenchError, Cancelled, Progress, RunReport, Stages, Suite, append_history, find_suite,
-                              latest_measured, load_suite, pair_label, read_history, run_suite, size_label)
+                                 functions, latest_measured, load_suite, pair_label, read_history, run_suite,
+                                 size_label)
 
 from ..bench_format import COLUMNS, chart_series, history_lines, row_cells, suite_template
 from ..target import is_cross
 from ..widgets.chart import BandwidthChart
-from ..workspace import display_path
+from ..workspace import display_path, errors_note
 
 
-class BenchPane(Vertical):
+class BenchPane(Vertical, can_focus=True):
     BINDINGS = [
         Binding("b", "run(False)", "Run bench"),
         Binding("x", "run(True)", "Quick run"),
@@ -39,7 +40,7 @@ class BenchPane(Vertical):
         #bench-controls Checkbox { border: none; padding: 0; height: 1; }
         #bench-buttons { height: 3; } #bench-buttons Button { min-width: 10; margin-right: 1; }
         #bench-status-row { height: 1; padding: 0 1; }
-        #bench-progress { width: 30; }
+        #bench-progress { width: auto; margin-right: 2; }  /* the bar and its percentage, then a gap */
         #bench-status { width: 1fr; color: $text-muted; }
         #bench-results { height: auto; max-height: 10; }
         #bench-lower { height: 1fr; }
@@ -117,14 +118,17 @@ class BenchPane(Vertical):
             return
         self._show_selection(self.suite)
         self._show_history()
+        errors = len(stages.analysis.errors) if stages is not None else 0
         if is_cross(self.app.options):
             self._status("Benchmarks run on this machine; the target is cross-compiled. Switch back with T.")
+        elif errors:
+            self._status(errors_note(path, errors, "benchmarked"))
         elif not self.report:
             self._status(f"{display_path(suite_path)}: press b to run, x for a quick run.")
         self.refresh_bindings()
 
     def _no_suite_message(self, path, stages: Stages | None) -> Content:
-        exported = [f.name for f in stages.analysis.live_functions if f.export] if stages else []
+        exported = [f.name for f in functions(stages.analysis) if f.live and f.exported] if stages else []
         stem = path.stem
         return Content.assemble(
             (f"No benchmark suite for {path.name}.\n\n", "bold"),

@@ -25,10 +25,10 @@ from ..target import is_cross
 from ..tune_format import (COLUMNS, EVERY_FUNCTION, NEST, SPACES, STRATEGIES, ChoiceError, TuneLog, attempt_cells,
                            backup_path, diff_content, make_config, nest_line, progress_line, summary_content)
 from ..widgets.tune_chart import TuneChart
-from ..workspace import display_path
+from ..workspace import display_path, errors_note
 
 
-class TunePane(Vertical):
+class TunePane(Vertical, can_focus=True):
     BINDINGS = [
         Binding("s", "start(False)", "Tune"),
         Binding("x", "start(True)", "Quick tune"),
@@ -112,10 +112,12 @@ class TunePane(Vertical):
             picker = self.query_one("#tune-function", Select)
             picker.set_options(choices)
             picker.value = functions[0]
-        if self.result is None and not self.tune_log.attempts:
+        errors = len(stages.analysis.errors) if stages is not None else 0
+        if errors:
+            self._note(errors_note(path, errors, "tuned"))
+        elif self.result is None and not self.tune_log.attempts:
             note = f"{display_path(path)}: press s to tune the function picked, x for a quick run."
-            nests = nest_line(explain_transforms(stages.analysis, only=NEST)) \
-                if stages is not None and stages.analysis.ok else None
+            nests = nest_line(explain_transforms(stages.analysis, only=NEST)) if stages is not None else None
             self._note(note if nests is None else f"{note}\n{nests}")
         self.refresh_bindings()
 
