@@ -25,7 +25,7 @@ from ea_compiler.symbols import Symbol
 from ea_compiler.syntax import ast as A
 from ea_compiler.typesys import model as T
 from eals.features.inlay_widths import width_hints
-from eals.lookup import call_at
+from ea_compiler.ide.calls import signature_help
 from ea_compiler.build import metadata
 from ea_compiler.tune.transforms import find_sites
 from eals.features.navigation import intrinsic_at, prepare_rename
@@ -124,11 +124,11 @@ def _forbid_resolving(monkeypatch, call_names: set[str]) -> list[str]:
 
 def test_every_holder_of_the_resolvers_is_patched(monkeypatch):
     """The patch reaches the modules that bound `lookup` by name at import
-    (the language server's and the TUI's through tooling, a transformation),
+    (the IDE layer that the language server and the TUI read, a transformation),
     not only the package: the test below can fail for each of them."""
     patched = _forbid_resolving(monkeypatch, {"sqrt"})
     assert "ea_compiler.intrinsics.lookup" in patched and "ea_compiler.intrinsics.resolve_call" in patched
-    assert "ea_compiler.tooling.lookup" in patched  # what eals/ and tui/ import
+    assert "ea_compiler.ide.hover.lookup" in patched  # the IDE layer: what eals/ and tui/ read
     assert "ea_compiler.tune.transforms.widen.lookup" in patched
     holders = [f"{n}.{attr}" for n, m in list(sys.modules.items()) if n.startswith(("ea_compiler", "eals", "ea_tui"))
                for attr in ("lookup", "resolve_call") if getattr(m, attr, None) in ORIGINALS]
@@ -153,7 +153,8 @@ def test_nothing_resolves_a_call_after_checking(monkeypatch):
     assert classify(a) and source_spans(a)
     # Signature help, the transformations (widen asks the table for the wider
     # forms it would write) and the metadata's bounds read it as well.
-    inside = {c.name: call_at(a, c.args[0].span.start).name for cs in calls(a).values() for c in cs if c.args}
+    inside = {c.name: signature_help(a, c.args[0].span.start).signatures[0].name
+              for cs in calls(a).values() for c in cs if c.args}
     assert inside == {n: n for n in ("store", "load", "splat", "load_f32x8", "abs", "fma", "sqrt")}
     assert find_sites(a)
     assert '"extents"' in metadata(a, "k.so")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..intrinsics import Intrinsic, lookup
+from ..intrinsics import Intrinsic
 from ..symbols import Symbol
 from ..syntax.tokens import KEYWORDS, Token, TokenKind
 from .scope import params_of
@@ -50,7 +50,8 @@ def call_at(analysis, offset: int) -> CallSite | None:
                 continue
             prev = before[k - 1] if k > 0 else None
             if prev is not None and (prev.kind == TokenKind.Identifier
-                                     or prev.kind in _WORD_KINDS and lookup(prev.text)):
+                                     or prev.kind in _WORD_KINDS
+                                     and isinstance(analysis.callee_at(prev), Intrinsic)):
                 if k > 1 and (before[k - 2].kind == TokenKind.Func or before[k - 2].text == "kernel"):
                     return None  # the parameter list of a definition
                 return CallSite(prev.text, prev, t, commas)
