@@ -12,6 +12,7 @@ import sys
 import pytest
 from lsprotocol import types as lsp
 
+import ea_compiler.ide.hover
 import ea_compiler.intrinsics
 import ea_compiler.tooling
 import ea_tui
@@ -134,7 +135,7 @@ def test_every_holder_of_the_resolvers_is_patched(monkeypatch):
                for attr in ("lookup", "resolve_call") if getattr(m, attr, None) in ORIGINALS]
     assert holders == []
     with pytest.raises(AssertionError, match="resolved again"):
-        ea_compiler.tooling.lookup("sqrt")
+        ea_compiler.ide.hover.lookup("sqrt")
 
 
 ORIGINALS = (ea_compiler.intrinsics.lookup, ea_compiler.intrinsics.resolve_call)
