@@ -45,6 +45,7 @@ class Case:
     function: str
     sizes: tuple
     unit: str  # "GFLOP/s" or "GB/s"
+    also: tuple = ()  # (label, file name) of further hand-written kernels measured beside it
 
     def work(self, n: int) -> float:
         """Floating-point operations (or bytes, for GB/s) of one call at size n."""
@@ -69,7 +70,8 @@ class Case:
         return (x,), {}, lambda: np.sum(x)
 
 
-CASES = [Case("matmul", "matmul_blocked.ea", "matmul", (256, 512), "GFLOP/s"),
+CASES = [Case("matmul", "matmul_blocked.ea", "matmul", (256, 512), "GFLOP/s",
+              also=(("hand-6x16", "matmul_6x16.ea"),)),
          Case("conv3", "conv3_best.ea", "conv3", (256, 1024), "GFLOP/s"),
          Case("dot_batch", "dot_batch_best.ea", "dot_batch", (4096, 65536), "GFLOP/s"),
          Case("sum", "sum_best.ea", "sum_f32", (1 << 16, 1 << 22), "GB/s")]
@@ -113,6 +115,7 @@ def measure(case: Case, work: Path, doc: dict | None, repeats: int) -> None:
         shutil.copyfile(KERNELS_DIR / naive.name, naive)
     tuned_path = Path(doc["best_file"]) if doc and doc.get("best_file") else naive
     versions = {"original": naive, "tuned": tuned_path, "hand-written": KERNELS_DIR / case.best}
+    versions.update((label, KERNELS_DIR / name) for label, name in case.also)
     mods = {name: getattr(load(path), case.function) for name, path in versions.items()}
     print(f"\n== {case.name}: {case.unit} (median of >= {repeats} calls; NumPy single-thread)")
     if doc:
@@ -134,7 +137,8 @@ def measure(case: Case, work: Path, doc: dict | None, repeats: int) -> None:
         print(f"   n={n:<8} {row}")
         print(f"   {'':10} tuned/original {rate['tuned'] / rate['original']:6.2f}x   "
               f"tuned/hand-written {rate['tuned'] / rate['hand-written']:5.2f}x   "
-              f"tuned/numpy {100 * rate['tuned'] / rate['numpy']:5.1f} %")
+              f"tuned/numpy {100 * rate['tuned'] / rate['numpy']:5.1f} %"
+              + "".join(f"   {label}/numpy {100 * rate[label] / rate['numpy']:5.1f} %" for label, _ in case.also))
 
 
 def main(argv=None) -> int:

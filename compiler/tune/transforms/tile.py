@@ -164,9 +164,10 @@ def tile_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fuse
 
 
 def tile_body(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, taken: set[str],
-              indent: str, step: str, row: str | None = None) -> list[str]:
+              indent: str, step: str, row: str | None = None, kblock: tuple[str, str, str] | None = None) -> list[str]:
     """The lines of one register tile at `indent`: its sums started, the k loop, the stores
-    (`i` read as `row` when given)."""
+    (`i` read as `row` when given). With `kblock` = (KB, KE, FIRST) the k loop runs from KB
+    to KE, and unless FIRST the sums start from what the previous k block stored."""
     data = analysis.source.data
     nest = tile.nest
     i, j, s = tile.i, nest.j, nest.acc.name
@@ -179,11 +180,19 @@ def tile_body(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fuse
     inner = indent + step
     lines = [f"{indent}{let}\n" for let in pre.lets]
     lines += [f"{indent}let mut {accs[key]}: {pre.vt} = {inits[key]}\n" for key in accs]
-    lines += [f"{indent}{src(nest.counter)}\n", f"{indent}while {src(nest.inner.cond)} {{\n"]
+    x = nest.store.target
+    if kblock:
+        kb, ke, first = kblock
+        lines.append(f"{indent}if !{first} {{\n")
+        lines += [f"{inner}{accs[(r, q)]} = load_{pre.vt}({x.base.name}, {pre.scalar(x.index, r, q)})\n"
+                  for r, q in accs]
+        lines += [f"{indent}}}\n", f"{indent}let mut {nest.k}: {nest.k_advance.target.ty.name} = {kb}\n",
+                  f"{indent}while {nest.k} < {ke} {{\n"]
+    else:
+        lines += [f"{indent}{src(nest.counter)}\n", f"{indent}while {src(nest.inner.cond)} {{\n"]
     lines += [f"{inner}{let}\n" for let in body.lets]
     lines += [f"{inner}{accs[key]} = {updates[key]}\n" for key in accs]
     lines += [f"{inner}{src(nest.k_advance)}\n", f"{indent}}}\n"]
-    x = nest.store.target
     lines += [f"{indent}store({x.base.name}, {pre.scalar(x.index, r, q)}, {accs[(r, q)]})\n" for r, q in accs]
     return lines
 

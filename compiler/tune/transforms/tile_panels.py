@@ -8,6 +8,8 @@ fits a cache once it is larger than L2: 1 MB at n = 512).
     let i_0: i32 = i                       (where the rows start)
     while i + 6 <= n { i = i + 6 }         (the end of the whole row tiles)
     let i_6: i32 = i
+    while i < n { i = i + 1 }              (the end of the rows: i's value after the original loop)
+    let i_3: i32 = i
     let mut j: i32 = 0
     while j + 16 <= n {                    one panel of 16 columns
         let mut i_1: i32 = i_0
@@ -15,10 +17,17 @@ fits a cache once it is larger than L2: 1 MB at n = 512).
             ...
             i_1 = i_1 + 6
         }
+        while i_1 < i_3 {                  the rows left: tiles of one row (nr vectors)
+            ...
+            i_1 = i_1 + 1
+        }
         j = j + 16
     }
-    (the columns left, for the rows tiled: the original j loop, row by row)
-    (the rows left: the original row loop, verbatim, from i_6)
+    (the columns left, for every row: the original j loop, row by row)
+
+The rows left go through vectors too: left to the original (scalar, column
+by column) loop they cost more than all the tiles at n = 256 with 6-row
+tiles (4 rows of 256, each reading b down a column).
 
 Choices and conditions are the tile's (the tile size is the panel's width,
 nr*W, and its row count mr); besides, `j` must not be read after the nest
@@ -37,9 +46,9 @@ HINTS = ()
 SHAPES = ((4, 2), (6, 2), (4, 3), (4, 4), (6, 3), (8, 3), (6, 4))
 
 
-def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
+def sites(analysis: Analysis, function: str | None = None, name: str = NAME) -> list[Site]:
     out = []
-    for site in find(analysis, function, NAME, SHAPES):
+    for site in find(analysis, function, name, SHAPES):
         item = next(iter(functions(analysis, site.function)))
         w = next(w for w in loops_of(item) if w.span.start == site.start)
         try:
@@ -70,7 +79,7 @@ def title(site: Site, choice) -> str:
 
 def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     if choice not in site.choices:
-        raise NotApplicable(f"{NAME} {choice!r} is not one of this site's choices")
+        raise NotApplicable(f"{site.transform} {choice!r} is not one of this site's choices")
     for item in functions(analysis, site.function):
         w = next((w for w in loops_of(item) if w.span.start == site.start), None)
         if w is not None:
@@ -80,7 +89,8 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     raise NotApplicable(f"no row loop at line {site.line} of '{site.function}'")
 
 
-def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool) -> Edit:
+def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, kc: int = 0) -> Edit:
+    """The panels; with kc > 0, the k loop of each panel in blocks of kc (`kblock.py`)."""
     data = analysis.source.data
     nest = tile.nest
     w, jw = tile.outer, nest.outer
@@ -95,18 +105,35 @@ def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: b
     ity, jty = tile.row_advance.target.ty.name, nest.advance.target.ty.name
     block = nr * width
     i0, iend, row = fresh(i, 0, taken), fresh(i, mr, taken), fresh(i, 1, taken)
+    ilast = fresh(i, 3, taken)
     lines = [f"{ind}let {i0}: {ity} = {i}\n",
              f"{ind}while {i} + {mr} <= {src(tile.rows_bound)} {{\n", f"{l1}{i} = {i} + {mr}\n", f"{ind}}}\n",
-             f"{ind}let {iend}: {ity} = {i}\n", f"{ind}{src(tile.j_start)}\n",
-             f"{ind}while {j} + {block} <= {src(nest.outer_bound)} {{\n",
-             f"{l1}let mut {row}: {ity} = {i0}\n", f"{l1}while {row} < {iend} {{\n"]
-    lines += tile_body(analysis, tile, mr, nr, width, fused, taken, l2, step, row)
-    lines += [f"{l2}{row} = {row} + {mr}\n", f"{l1}}}\n", f"{l1}{j} = {j} + {block}\n", f"{ind}}}\n"]
+             f"{ind}let {iend}: {ity} = {i}\n",
+             f"{ind}while {src(w.cond)} {{\n", f"{l1}{src(tile.row_advance)}\n", f"{ind}}}\n",
+             f"{ind}let {ilast}: {ity} = {i}\n", f"{ind}{src(tile.j_start)}\n",
+             f"{ind}while {j} + {block} <= {src(nest.outer_bound)} {{\n"]
+    kblock, lr = None, l1  # lr: the row loops' indent
+    if kc:
+        kty, m = nest.k_advance.target.ty.name, src(nest.inner_bound)
+        kb, ke, first = fresh(nest.k, 0, taken), fresh(nest.k, kc, taken), fresh(nest.k, "first", taken)
+        kblock, lr = (kb, ke, first), l2
+        # `first ||`: one block even when the k loop runs no iteration (the sums' starts are stored)
+        lines += [f"{l1}let mut {kb}: {kty} = {src(nest.counter.value)}\n", f"{l1}let mut {first}: bool = true\n",
+                  f"{l1}while {first} || {kb} < {m} {{\n", f"{l2}let mut {ke}: {kty} = {kb} + {kc}\n",
+                  f"{l2}if {ke} > {m} {{\n", f"{l2}{step}{ke} = {m}\n", f"{l2}}}\n"]
+    lb = lr + step
+    lines += [f"{lr}let mut {row}: {ity} = {i0}\n", f"{lr}while {row} < {iend} {{\n"]
+    lines += tile_body(analysis, tile, mr, nr, width, fused, taken, lb, step, row, kblock)
+    lines += [f"{lb}{row} = {row} + {mr}\n", f"{lr}}}\n", f"{lr}while {row} < {ilast} {{\n"]
+    lines += tile_body(analysis, tile, 1, nr, width, fused, taken, lb, step, row, kblock)
+    lines += [f"{lb}{row} = {row} + 1\n", f"{lr}}}\n"]
+    if kc:
+        lines += [f"{l2}{kb} = {ke}\n", f"{l2}{first} = false\n", f"{l1}}}\n"]
+    lines += [f"{l1}{j} = {j} + {block}\n", f"{ind}}}\n"]
     jt, ir = fresh(j, block, taken), fresh(i, 2, taken)
     subs = [(n.span.start, n.span.end, ir) for n in names_in([jw]) if n.name == i]
     copy = copy_range(data, line_start(data, jw.span.start), jw.span.end, subs)  # already at l1
     lines += [f"{ind}let {jt}: {jty} = {j}\n", f"{ind}let mut {ir}: {ity} = {i0}\n",
-              f"{ind}while {ir} < {iend} {{\n", f"{l1}{j} = {jt}\n", f"{copy}\n",
-              f"{l1}{ir} = {ir} + 1\n", f"{ind}}}\n",
-              data[line_start(data, w.span.start):w.span.end].decode()]
+              f"{ind}while {ir} < {ilast} {{\n", f"{l1}{j} = {jt}\n", f"{copy}\n",
+              f"{l1}{ir} = {ir} + 1\n", f"{ind}}}"]
     return Edit(line_start(data, w.span.start), w.span.end, in_file_style(data, "".join(lines)))
