@@ -54,7 +54,7 @@ _LAZY = {
     "Hint": ("inspect.model", "Hint"), "LoopReport": ("inspect.model", "LoopReport"),
     **{n: ("inspect.measured", n) for n in ("MeasuredPair", "latest_measured", "pair_label", "pair_markdown")},
     "fmt_gflops": ("bench.table", "fmt_gflops"), "fmt_percent": ("bench.table", "fmt_percent"),
-    "Outcome": ("tune.outcome", "Outcome"), "tally": ("tune.judgement", "tally"),
+    "Outcome": ("tune.outcome", "Outcome"), "SizeRow": ("tune", "SizeRow"), "Target": ("tune", "Target"), "tally": ("tune.judgement", "tally"),
     "TuneReason": ("tune.explain", "Reason"), "explain_transforms": ("tune.explain", "explain"),
 }
 
