@@ -12,28 +12,7 @@ from ea_compiler.bench.cycle_sizes import choose, working_set
 from ea_compiler.bench.cycles import CycleMeasurement, error_pct, mape, per_call, slope
 from ea_compiler.inspect.measured import latest_measured, pair_label, pair_markdown
 from ea_compiler.options import Options
-
-DOT = """export func dot(a: *restrict f32, b: *restrict f32, n: i32) -> f32 {
-    let mut acc: f32x8 = splat(0.0)
-    let mut i: i32 = 0
-    while i + 8 <= n {
-        acc = fma(load_f32x8(a, i), load_f32x8(b, i), acc)
-        i = i + 8
-    }
-    return reduce_add(acc)
-}
-"""
-SUITE = """[[bench]]
-function = "dot"
-sizes = ["4K"]
-bytes_per_element = 8
-reference = "np.dot(a, b)"
-rtol = 1e-3
-[bench.args]
-a = { dtype = "float32", low = 0, high = 1 }
-b = { dtype = "float32", low = 0, high = 1 }
-"""
-
+from measured_support import DOT, SUITE
 
 def test_per_call_is_time_times_clock_over_iterations():
     # 1 ms at 3 GHz = 3e6 cycles over 1M elements / 8 per iteration = 125000 iterations: 24 c/iter

@@ -9,34 +9,12 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from ea_compiler.bench import append_history, load_suite
-from ea_compiler.bench.cycle_report import CycleReport, source_hash
-from ea_compiler.bench.cycles import CycleMeasurement
-from ea_compiler.options import Options
+from measured_support import DOT as SRC
+from measured_support import PAIR, benched as _benched
 from lsp_support import HASWELL, SERVER, at, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SRC = """export func dot(a: *restrict f32, b: *restrict f32, n: i32) -> f32 {
-    let mut acc: f32x8 = splat(0.0)
-    let mut i: i32 = 0
-    while i + 8 <= n {
-        acc = fma(load_f32x8(a, i), load_f32x8(b, i), acc)
-        i = i + 8
-    }
-    return reduce_add(acc)
-}
-"""
-SUITE = """[[bench]]
-function = "dot"
-sizes = ["4K"]
-bytes_per_element = 8
-reference = "np.dot(a, b)"
-[bench.args]
-a = { dtype = "float32" }
-b = { dtype = "float32" }
-"""
-PAIR = "L1 ≈2.1 c/iter predicted · 2.3 measured · load ports"
 
 
 @pytest_lsp.fixture(scope="module", config=SERVER)
@@ -49,12 +27,7 @@ async def client(lsp_client: LanguageClient):
 
 def benched(tmp_path, text: str = SRC) -> str:
     """A kernel with a suite and a recorded cycle run of `text`; the kernel's URI."""
-    (tmp_path / "k.ea").write_text(SRC)
-    (tmp_path / "k.bench.toml").write_text(SUITE)
-    suite = load_suite(tmp_path / "k.bench.toml")
-    row = CycleMeasurement("dot", "L1", 3072, 24576, 8, 2.3, 3.0, "slope", 2.1, "load ports", "model")
-    append_history(suite, CycleReport(suite, Options(), 3.0, "test", source_hash(text.encode()), [row]).document())
-    return (tmp_path / "k.ea").as_uri()
+    return _benched(tmp_path, text).as_uri()
 
 
 async def hover_text(client, uri: str) -> str:
