@@ -123,18 +123,24 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
     raise NotApplicable(f"no row loop at line {site.line} of '{site.function}'")
 
 
-def tile_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool) -> Edit:
+def layout(analysis: Analysis, tile: Tile):
+    """What writing a tiled nest in the file's style starts from: the bytes,
+    the nest, the row and column loops, the row loop's indent, one indent
+    step, the indents one and two steps deeper, the names taken, the loop variables, and a node's text."""
     data = analysis.source.data
     nest = tile.nest
-    w, jw = tile.outer, nest.outer
+    w = tile.outer
     ind = indent_at(data, w.span.start)
     first = w.body.stmts[0].span.start
     written = data[line_start(data, first):first].decode()
     step = written[len(ind):] if written.startswith(ind) and not written[len(ind):].strip() else "    "
-    l1, l2 = ind + step, ind + 2 * step
-    taken = identifiers(analysis)
-    i, j = tile.i, nest.j
     src = lambda node: data[node.span.start:node.span.end].decode()  # noqa: E731
+    return (data, nest, w, nest.outer, ind, step, ind + step, ind + 2 * step, identifiers(analysis),
+            tile.i, nest.j, src)
+
+
+def tile_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool) -> Edit:
+    data, nest, w, jw, ind, step, l1, l2, taken, i, j, src = layout(analysis, tile)
     block = nr * width
     lines = []
     if mr == 1:

@@ -37,8 +37,8 @@ from __future__ import annotations
 from ...analysis import Analysis
 from .base import Edit, NotApplicable, Site, functions
 from .loopshape import loops_of, names_in, scope_of
-from .text import copy_range, fresh, identifiers, in_file_style, indent_at, line_start
-from .tile import find, tile_body
+from .text import copy_range, fresh, in_file_style, line_start
+from .tile import find, layout, tile_body
 from .tile_shape import Tile, analyse_tile
 
 NAME = "panels"
@@ -91,17 +91,7 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
 
 def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, kc: int = 0) -> Edit:
     """The panels; with kc > 0, the k loop of each panel in blocks of kc (`kblock.py`)."""
-    data = analysis.source.data
-    nest = tile.nest
-    w, jw = tile.outer, nest.outer
-    ind = indent_at(data, w.span.start)
-    first = w.body.stmts[0].span.start
-    written = data[line_start(data, first):first].decode()
-    step = written[len(ind):] if written.startswith(ind) and not written[len(ind):].strip() else "    "
-    l1, l2 = ind + step, ind + 2 * step
-    taken = identifiers(analysis)
-    i, j = tile.i, nest.j
-    src = lambda node: data[node.span.start:node.span.end].decode()  # noqa: E731
+    data, nest, w, jw, ind, step, l1, l2, taken, i, j, src = layout(analysis, tile)
     ity, jty = tile.row_advance.target.ty.name, nest.advance.target.ty.name
     block = nr * width
     i0, iend, row = fresh(i, 0, taken), fresh(i, mr, taken), fresh(i, 1, taken)
