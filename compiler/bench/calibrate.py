@@ -7,11 +7,16 @@ seconds) and cached per CPU (predict/memory.py says where).
   cycles gives the frequency (`cpu MHz` of /proc/cpuinfo without a model);
 * read bandwidth per level: `readsum` over an array half the size of L1,
   half of L2, a quarter of L3, and four times L3 (DRAM), in bytes per cycle;
+  and at the same working sets, split over the streams, the patterns of
+  MemoryModel.patterns: two reads (`read2`), a read and a write (`copy1`),
+  two reads and a write (`or2`), bytes read and written counted once;
 * a libm call: `expsum` (one `expf` per element), its measured cycles per
   iteration less the model's cycles for the rest of the loop, per call.
 
-Times are the 10th percentile of the samples: what the machine can do, less
-what other processes took from it."""
+Times are the thread's CPU time (time.thread_time_ns, as `ea bench --cycles`
+measures: the moments another process has the core do not count), the 10th
+percentile of the samples: what the machine can do, less what other
+processes took from it."""
 from __future__ import annotations
 
 import threading
@@ -25,12 +30,24 @@ from .timing import Budget, measure
 
 SOURCE = Path(__file__).with_name("calibrate.ea")
 CHAIN_N = 1 << 20
+# MemoryModel.patterns name -> (calibrate.ea function, read arrays, written arrays)
+PATTERNS = {"read2": ("read2", 2, 0), "copy": ("copy1", 1, 1), "read2_write": ("or2", 2, 1)}
 EXP_N = 1 << 14
 
 
 def _fastest_ns(fn, seconds: float, cancel) -> float:
     return measure({"f": fn}, Budget(seconds=seconds, min_samples=5, max_samples=60, sample_ns=1e6,
-                                      warmup_ns=5e6), cancel)["f"].p10_ns
+                                      warmup_ns=5e6, cpu_time=True), cancel)["f"].p10_ns
+
+
+def _bandwidth(fn, reads: int, writes: int, ws: int, reps: int, rng, ghz: float, cancel) -> float:
+    """Bytes per cycle of `fn(*arrays, reps)` over `reads` read and `writes` written arrays of
+    ws bytes in all (aligned, ea_compiler.bench.inputs.place)."""
+    streams = reads + writes
+    n = ws // 4 // streams // 64 * 64
+    arrays = place([rng.integers(0, 1 << 31, n, dtype=np.int32) for _ in range(streams)])
+    ns = _fastest_ns(lambda: fn(*arrays, reps), 0.4, cancel)
+    return round(4 * n * streams * reps / ns / ghz, 2)
 
 
 def _source() -> Path:
@@ -85,15 +102,18 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
 
     sizes = host_cache_sizes()
     rng = np.random.default_rng(7)
-    bpc = {}
+    bpc: dict[str, float] = {}
+    patterns: dict[str, dict[str, float]] = {name: {} for name in PATTERNS}
     for level, ws in (("L1", sizes["L1"] // 2), ("L2", sizes["L2"] // 2), ("L3", sizes["L3"] // 4),
                       ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
-        n = ws // 4 // 64 * 64
-        a, = place([rng.integers(0, 1 << 31, n, dtype=np.int32)])
-        reps = max(1, (8 << 20) // ws)  # about 8 MB read per call
-        ns = _fastest_ns(lambda: k.readsum(a, reps), 0.4, cancel)
-        bpc[level] = round(4 * n * reps / ns / ghz, 2)
-        tell(f"{level} read bandwidth: {bpc[level]:.1f} bytes/cycle ({4 * n * reps / ns:.1f} GB/s at {ws >> 10} KiB)")
+        reps = max(1, (8 << 20) // ws)  # about 8 MB moved per call
+        bpc[level] = _bandwidth(k.readsum, 1, 0, ws, reps, rng, ghz, cancel)
+        got = {name: _bandwidth(getattr(k, fn), reads, writes, ws, reps, rng, ghz, cancel)
+               for name, (fn, reads, writes) in PATTERNS.items()}
+        for name, value in got.items():
+            patterns[name][level] = value
+        tell(f"{level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
+             + ", ".join(f"{name} {value:.1f}" for name, value in got.items()))
 
     loop, _, rough = _loop_model(options, "expsum")
     calls = sum(loop.calls.values()) or 1
@@ -102,7 +122,7 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     call_cycles = round(max(per_iter - loop.latency_cycles, 1.0) / calls, 1)
     tell(f"libm call (expf): {call_cycles:.1f} cycles")
     model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,
-                        ghz=round(ghz, 3), call_cycles=call_cycles,
+                        ghz=round(ghz, 3), call_cycles=call_cycles, patterns=patterns,
                         source=f"calibrated on {cpu_model()} {timestamp()[:10]}")
     path = save_calibration(model)
     tell(f"saved {path}")

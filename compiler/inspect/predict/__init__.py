@@ -60,7 +60,7 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
             why = str(e)
             model = f"machine.py estimate, {why}"
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
-                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model)
+                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm)
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source)
