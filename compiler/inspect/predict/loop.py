@@ -20,7 +20,7 @@ from ..model import LoopReport
 from .mca import BlockTiming
 from .memory import MemoryModel
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
-from .traffic import Traffic, loop_traffic
+from .traffic import Traffic, inner_working_set, loop_traffic
 
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
 
@@ -57,6 +57,10 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             limits[level] = Limit.LATENCY
         else:
             limits[level] = Limit.PORTS
+    # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
+    # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
+    if working_set_bytes and report.depth >= 2:
+        working_set_bytes = inner_working_set(traffic, working_set_bytes)
     level = memory.level(working_set_bytes)
     at_header = sorted((not name.startswith((".LBB", "LBB")), name) for name, at in fn.labels.items() if at == lp.header)
     label = at_header[0][1] if at_header else None  # the block label, not a debug-info .Ltmp
@@ -73,13 +77,16 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
 def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
     """Cycles per iteration the traffic takes with the data in `level`: the read and written
     bytes at the bandwidth of the loop's access pattern (L1: every load; beyond: each stream's
-    unique bytes), at least the stores at the store half of a copy's bandwidth; plus gathers
-    from the closest cache and non-temporal stores at the DRAM bandwidth."""
+    unique bytes), in L1 at least the stores at the store half of a copy's bandwidth (a loop
+    that writes more than it reads, like a u8 -> f32 widening, is bound by its stores there;
+    beyond L1 its time follows the bytes it moves, measured); plus gathers from the closest
+    cache and non-temporal stores at the DRAM bandwidth."""
     reads = t.loaded if level == "L1" else t.unique_loaded
     if t.stored:
         pattern = "copy" if t.read_streams <= 1 else "read2_write"
-        cycles = max((reads + t.stored) / memory.bandwidth(pattern, level),
-                     2 * t.stored / memory.bandwidth("copy", level))
+        cycles = (reads + t.stored) / memory.bandwidth(pattern, level)
+        if level == "L1":  # the store port: a copy's stores are half its bytes
+            cycles = max(cycles, 2 * t.stored / memory.bandwidth("copy", level))
     else:
         cycles = reads / memory.bandwidth("read" if t.read_streams <= 1 else "read2", level)
     if t.gathered:

@@ -33,6 +33,7 @@ class Traffic:
     stored: int = 0  # bytes of ordinary stores
     stored_nt: int = 0  # bytes of non-temporal stores
     gathered: int = 0  # bytes gathers load
+    streams: int = 0  # distinct streams, read or written
 
     @property
     def writes(self) -> bool:
@@ -84,12 +85,14 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Tra
     """The kernel's traffic along the loop's likely path (stack spills and calls left out)."""
     loaded = stored = stored_nt = gathered = 0
     streams: dict[str, list[tuple[int, int]]] = {}
+    written: set = set()
     unplaced = 0
     for i in lp.path:
         ins, info = fn.instrs[i], infos[i]
         if info.spill or info.call:
             continue
         if info.stores:
+            written.add((_address(ins.operands, arm) or (str(i), 0))[0])
             if ins.mnemonic.startswith(_NONTEMPORAL):
                 stored_nt += info.store_bytes
             else:
@@ -106,4 +109,12 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Tra
         else:
             streams.setdefault(where[0], []).append((where[1], where[1] + info.load_bytes))
     unique = unplaced + sum(_covered(r) for r in streams.values())
-    return Traffic(loaded, unique, len(streams) + (1 if unplaced else 0), stored, stored_nt, gathered)
+    return Traffic(loaded, unique, len(streams) + (1 if unplaced else 0), stored, stored_nt, gathered,
+                   len(set(streams) | written) + (1 if unplaced else 0))
+
+
+def inner_working_set(t: Traffic, working_set_bytes: int, elem_bytes: int = 4) -> int:
+    """The bytes a loop deep in a nest touches: rows, not the whole arrays (matmul's inner
+    loop runs along a row of B and of C; the whole of B is needed again only once per i). The arrays taken as square, one per stream of the
+    loop: a row of W/s bytes in all is sqrt(W*e/s) bytes, s rows sqrt(s*W*e)."""
+    return min(working_set_bytes, int((max(1, t.streams) * working_set_bytes * elem_bytes) ** 0.5))
