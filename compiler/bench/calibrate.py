@@ -36,7 +36,7 @@ EXP_N = 1 << 14
 
 
 def _fastest_ns(fn, seconds: float, cancel) -> float:
-    return measure({"f": fn}, Budget(seconds=seconds, min_samples=5, max_samples=60, sample_ns=1e6,
+    return measure({"f": fn}, Budget(seconds=seconds, min_samples=5, max_samples=200, sample_ns=1e6,
                                       warmup_ns=5e6, cpu_time=True), cancel)["f"].p10_ns
 
 
@@ -123,7 +123,7 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     loop, _, rough = _loop_model(options, "expmap")
     calls = sum(loop.calls.values()) or 1
     x, out = place([rng.uniform(-5, 5, EXP_N).astype(np.float32), np.zeros(EXP_N, np.float32)])
-    per_iter = _fastest_ns(lambda: k.expmap(x, out), 0.5, cancel) * ghz / (EXP_N / calls)
+    per_iter = _fastest_ns(lambda: k.expmap(x, out), 1.0, cancel) * ghz / (EXP_N / calls)
     call_cycles = round(max(per_iter - loop.latency_cycles, 1.0) / calls, 1)
     tell(f"libm call (expf): {call_cycles:.1f} cycles")
     model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,

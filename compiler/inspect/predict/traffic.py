@@ -21,6 +21,7 @@ from ..cfg import Loop
 from ..classify import Info
 
 _NONTEMPORAL = ("movnt", "vmovnt", "stnp")
+SCALAR_GATHER = 4  # scalar loads through this many separate pointers: a gather written out
 _X86_MEM = re.compile(r"^(?P<disp>[^(]*)\((?P<rest>[^)]*)\)$")
 _ARM_MEM = re.compile(r"\[(?P<inside>[^\]]*)\]")
 
@@ -108,6 +109,15 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Tra
             unplaced += info.load_bytes
         else:
             streams.setdefault(where[0], []).append((where[1], where[1] + info.load_bytes))
+    # Single scalar loads each from its own bare pointer register, four or more of them: a gather
+    # written out (LLVM's lowering of `gather` where vgatherdps is slow), a table, not streams.
+    lone = [key for key, r in streams.items()
+            if len(r) == 1 and r[0][1] - r[0][0] <= 8 and re.fullmatch(r"%\w+|x\d+", key)]
+    if len(lone) >= SCALAR_GATHER:
+        for key in lone:
+            (lo, hi), = streams.pop(key)
+            loaded -= hi - lo
+            gathered += hi - lo
     unique = unplaced + sum(_covered(r) for r in streams.values())
     return Traffic(loaded, unique, len(streams) + (1 if unplaced else 0), stored, stored_nt, gathered,
                    len(set(streams) | written) + (1 if unplaced else 0))
