@@ -53,7 +53,7 @@ KERNELS = [
      lambda n: (rng.integers(0, 255, n, dtype=np.uint8), np.zeros(n, np.uint8), 100)),
     ("examples/dot_i8.ea", "dot_u8i8", 2,
      lambda n: (rng.integers(0, 127, n, dtype=np.uint8), rng.integers(-128, 127, n, dtype=np.int8))),
-    ("compiler/bench/calibrate.ea", "expsum", 4, lambda n: (f32(n),), 8),  # scalar: 8 calls per iteration
+    ("compiler/bench/calibrate.ea", "expmap", 8, lambda n: (f32(n), np.zeros(n, np.float32)), 8),  # scalar: 8 calls/iter
 ]
 
 

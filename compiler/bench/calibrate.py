@@ -7,11 +7,16 @@ seconds) and cached per CPU (predict/memory.py says where).
   cycles gives the frequency (`cpu MHz` of /proc/cpuinfo without a model);
 * read bandwidth per level: `readsum` over an array half the size of L1,
   half of L2, a quarter of L3, and four times L3 (DRAM), in bytes per cycle;
-* a libm call: `expsum` (one `expf` per element), its measured cycles per
+  and at the same working sets, split over the streams, the patterns of
+  MemoryModel.patterns: two reads (`read2`), a read and a write (`copy1`),
+  two reads and a write (`or2`), bytes read and written counted once;
+* a libm call: `expmap` (one `expf` per element), its measured cycles per
   iteration less the model's cycles for the rest of the loop, per call.
 
-Times are the 10th percentile of the samples: what the machine can do, less
-what other processes took from it."""
+Times are the thread's CPU time (time.thread_time_ns, as `ea bench --cycles`
+measures: the moments another process has the core do not count), the 10th
+percentile of the samples: what the machine can do, less what other
+processes took from it."""
 from __future__ import annotations
 
 import threading
@@ -25,12 +30,30 @@ from .timing import Budget, measure
 
 SOURCE = Path(__file__).with_name("calibrate.ea")
 CHAIN_N = 1 << 20
+# MemoryModel.patterns name -> (calibrate.ea function, read arrays, written arrays)
+PATTERNS = {"read2": ("read2", 2, 0), "copy": ("copy1", 1, 1), "read2_write": ("or2", 2, 1)}
 EXP_N = 1 << 14
 
 
 def _fastest_ns(fn, seconds: float, cancel) -> float:
-    return measure({"f": fn}, Budget(seconds=seconds, min_samples=5, max_samples=60, sample_ns=1e6,
-                                      warmup_ns=5e6), cancel)["f"].p10_ns
+    return measure({"f": fn}, Budget(seconds=seconds, min_samples=5, max_samples=200, sample_ns=1e6,
+                                      warmup_ns=5e6, cpu_time=True), cancel)["f"].p10_ns
+
+
+def _bandwidths(k, ws: int, reps: int, rng, cancel) -> dict[str, float]:
+    """Bytes per nanosecond of each pattern (readsum and PATTERNS) over arrays of ws bytes in
+    all (aligned, ea_compiler.bench.inputs.place), timed in alternating turns so a busy spell
+    on the machine lands on all of them."""
+    calls, moved = {}, {}
+    for name, (fn, reads, writes) in {"read": ("readsum", 1, 0), **PATTERNS}.items():
+        streams = reads + writes
+        n = ws // 4 // streams // 64 * 64
+        arrays = place([rng.integers(0, 1 << 31, n, dtype=np.int32) for _ in range(streams)])
+        calls[name] = (lambda f, a: lambda: f(*a, reps))(getattr(k, fn), arrays)
+        moved[name] = 4 * n * streams * reps
+    stats = measure(calls, Budget(seconds=0.4, min_samples=5, max_samples=80, sample_ns=1e6, warmup_ns=5e6,
+                                  cpu_time=True), cancel)
+    return {name: moved[name] / stats[name].p10_ns for name in calls}
 
 
 def _source() -> Path:
@@ -85,24 +108,26 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
 
     sizes = host_cache_sizes()
     rng = np.random.default_rng(7)
-    bpc = {}
+    bpc: dict[str, float] = {}
+    patterns: dict[str, dict[str, float]] = {name: {} for name in PATTERNS}
     for level, ws in (("L1", sizes["L1"] // 2), ("L2", sizes["L2"] // 2), ("L3", sizes["L3"] // 4),
                       ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
-        n = ws // 4 // 64 * 64
-        a, = place([rng.integers(0, 1 << 31, n, dtype=np.int32)])
-        reps = max(1, (8 << 20) // ws)  # about 8 MB read per call
-        ns = _fastest_ns(lambda: k.readsum(a, reps), 0.4, cancel)
-        bpc[level] = round(4 * n * reps / ns / ghz, 2)
-        tell(f"{level} read bandwidth: {bpc[level]:.1f} bytes/cycle ({4 * n * reps / ns:.1f} GB/s at {ws >> 10} KiB)")
+        reps = max(1, (8 << 20) // ws)  # about 8 MB moved per call
+        got = {name: round(gbs / ghz, 2) for name, gbs in _bandwidths(k, ws, reps, rng, cancel).items()}
+        bpc[level] = got.pop("read")
+        for name, value in got.items():
+            patterns[name][level] = value
+        tell(f"{level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
+             + ", ".join(f"{name} {value:.1f}" for name, value in got.items()))
 
-    loop, _, rough = _loop_model(options, "expsum")
+    loop, _, rough = _loop_model(options, "expmap")
     calls = sum(loop.calls.values()) or 1
-    x = rng.random(EXP_N, dtype=np.float32)
-    per_iter = _fastest_ns(lambda: k.expsum(x), 0.5, cancel) * ghz / (EXP_N / calls)
+    x, out = place([rng.uniform(-5, 5, EXP_N).astype(np.float32), np.zeros(EXP_N, np.float32)])
+    per_iter = _fastest_ns(lambda: k.expmap(x, out), 1.0, cancel) * ghz / (EXP_N / calls)
     call_cycles = round(max(per_iter - loop.latency_cycles, 1.0) / calls, 1)
     tell(f"libm call (expf): {call_cycles:.1f} cycles")
     model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,
-                        ghz=round(ghz, 3), call_cycles=call_cycles,
+                        ghz=round(ghz, 3), call_cycles=call_cycles, patterns=patterns,
                         source=f"calibrated on {cpu_model()} {timestamp()[:10]}")
     path = save_calibration(model)
     tell(f"saved {path}")

@@ -35,8 +35,12 @@ def memory_for(options: Options, bandwidth_gbs: float | None = None) -> MemoryMo
     for_host = cpu == host_cpu_name() and options.is_arm != _host_is_x86()
     memory = (load_calibration() if for_host else None) or DEFAULT
     if bandwidth_gbs:
+        # The other DRAM patterns follow the given figure (memory.RATIOS), not the calibrated ones.
+        patterns = {name: {lv: v for lv, v in by_level.items() if lv != "DRAM"}
+                    for name, by_level in memory.patterns.items()}
         memory = MemoryModel(memory.cache_bytes, {**memory.bytes_per_cycle, "DRAM": bandwidth_gbs / memory.ghz},
-                             memory.ghz, memory.call_cycles, memory.source + f", DRAM {bandwidth_gbs:g} GB/s given")
+                             memory.ghz, memory.call_cycles, memory.source + f", DRAM {bandwidth_gbs:g} GB/s given",
+                             memory.extra, patterns)
     return memory
 
 
@@ -60,7 +64,7 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
             why = str(e)
             model = f"machine.py estimate, {why}"
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
-                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model)
+                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm)
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source)

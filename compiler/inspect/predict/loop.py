@@ -3,12 +3,14 @@ estimate), its memory traffic per cache level, and its calls.
 
 Per iteration, with the data in level L:
     core    = the model's simulated cycles (ports and carried dependencies)
-    memory  = kernel bytes moved at L / bytes per cycle L sustains
+    memory  = kernel bytes moved at L / bytes per cycle L sustains for the
+              loop's access pattern (reads only, or reads and a write stream)
     cycles  = max(core, memory) + calls × cycles per call
 Spills and reloads (moves to and from the stack frame) are not kernel
 traffic: they stay in the core term (they use load/store ports, in L1) and
-are counted apart. Beyond L1 a store that is not non-temporal moves its line
-twice (read for ownership, write back)."""
+are counted apart. Beyond L1 loads count per stream (traffic.py); what a
+store costs beyond its bytes (write-allocate) is in the calibrated
+bandwidth of the pattern."""
 from __future__ import annotations
 
 from ..asm import AsmFunction
@@ -18,8 +20,8 @@ from ..model import LoopReport
 from .mca import BlockTiming
 from .memory import MemoryModel
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
+from .traffic import Traffic, inner_working_set, loop_traffic
 
-_NONTEMPORAL = ("movnt", "vmovnt", "stnp")
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
 
 
@@ -30,18 +32,10 @@ def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
 
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
-                 working_set_bytes: int | None, model: str) -> LoopPrediction:
+                 working_set_bytes: int | None, model: str, arm: bool = False) -> LoopPrediction:
     """`timing`: llvm-mca's figures for `body_for_model`; else `rough_core`
     (ports, latency) from the fallback estimate."""
-    stored = stored_nt = 0
-    for i in lp.path:  # the kernel's stores (spills are the stack's): non-temporal ones move their line once
-        ins, info = fn.instrs[i], infos[i]
-        if info.stores and not info.spill and not info.call:
-            if ins.mnemonic.startswith(_NONTEMPORAL):
-                stored_nt += info.store_bytes
-            else:
-                stored += info.store_bytes
-    loaded = report.kernel_bytes - stored - stored_nt
+    traffic = loop_traffic(fn, infos, lp, arm)
     calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
@@ -50,9 +44,9 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
         core = max(ports, latency)
     call_cycles = round(sum(calls.values()) * memory.call_cycles, 2)
     by_level, limits = {}, {}
+    in_l1 = memory_cycles(traffic, "L1", memory)
     for level in LEVELS:
-        traffic = loaded + stored_nt + stored * (1 if level is Limit.L1 else 2)
-        mem = traffic / memory.bytes_per_cycle[level.value]
+        mem = max(in_l1, memory_cycles(traffic, level.value, memory))  # every load still passes L1's ports
         cycles = max(core, mem) + call_cycles
         by_level[level.value] = round(cycles, 2)
         if call_cycles > max(core, mem):
@@ -63,6 +57,10 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             limits[level] = Limit.LATENCY
         else:
             limits[level] = Limit.PORTS
+    # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
+    # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
+    if working_set_bytes and report.depth >= 2:
+        working_set_bytes = inner_working_set(traffic, working_set_bytes)
     level = memory.level(working_set_bytes)
     at_header = sorted((not name.startswith((".LBB", "LBB")), name) for name, at in fn.labels.items() if at == lp.header)
     label = at_header[0][1] if at_header else None  # the block label, not a debug-info .Ltmp
@@ -74,6 +72,28 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
         call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
         ranges=_ranges(limits, by_level, memory), calls=dict(calls), spills=report.spills, reloads=report.reloads,
         ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None)
+
+
+def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
+    """Cycles per iteration the traffic takes with the data in `level`: the read and written
+    bytes at the bandwidth of the loop's access pattern (L1: every load; beyond: each stream's
+    unique bytes), in L1 at least the stores at the store half of a copy's bandwidth (a loop
+    that writes more than it reads, like a u8 -> f32 widening, is bound by its stores there;
+    beyond L1 its time follows the bytes it moves, measured); plus gathers from the closest
+    cache and non-temporal stores at the DRAM bandwidth."""
+    reads = t.loaded if level == "L1" else t.unique_loaded
+    if t.stored:
+        pattern = "copy" if t.read_streams <= 1 else "read2_write"
+        cycles = (reads + t.stored) / memory.bandwidth(pattern, level)
+        if level == "L1":  # the store port: a copy's stores are half its bytes
+            cycles = max(cycles, 2 * t.stored / memory.bandwidth("copy", level))
+    else:
+        cycles = reads / memory.bandwidth("read" if t.read_streams <= 1 else "read2", level)
+    if t.gathered:
+        cycles += t.gathered / memory.bandwidth("read", "L1" if level == "L1" else "L2")
+    if t.stored_nt:
+        cycles += t.stored_nt / memory.bandwidth("read", "DRAM")
+    return cycles
 
 
 def _ranges(limits: dict[Limit, Limit], by_level: dict[str, float], memory: MemoryModel) -> list[SizeRange]:

@@ -24,6 +24,18 @@ class MemoryModel:
     call_cycles: float  # cycles one scalar libm call (expf) takes, call and return included
     source: str = "default (not calibrated)"
     extra: dict = field(default_factory=dict)
+    # Access pattern -> level -> bytes per cycle, bytes read and written each counted once:
+    # "read2" two read streams, "copy" one read and one write stream, "read2_write" two reads
+    # and a write (a store's line is read for ownership and written back: stores cost more).
+    patterns: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def bandwidth(self, pattern: str, level: str) -> float:
+        """Bytes per cycle `level` sustains for `pattern` ("read" = bytes_per_cycle); a pattern not
+        calibrated is estimated from the read figure (RATIOS)."""
+        if pattern == "read":
+            return self.bytes_per_cycle[level]
+        got = self.patterns.get(pattern, {}).get(level)
+        return got if got else self.bytes_per_cycle[level] * RATIOS[pattern][level]
 
     def level(self, working_set_bytes: int | None) -> Limit:
         """The level the data lives in: the first that holds the working set."""
@@ -43,6 +55,12 @@ class MemoryModel:
     def to_json(self) -> dict:
         return asdict(self)
 
+
+# Uncalibrated patterns relative to one read stream: in L1 one 256-bit store a cycle (Zen 3) against
+# two loads; beyond, a store moves its line twice (read for ownership, write back).
+RATIOS = {"read2": {"L1": 1.0, "L2": 1.0, "L3": 1.0, "DRAM": 1.0},
+          "copy": {"L1": 0.75, "L2": 0.67, "L3": 0.67, "DRAM": 0.67},
+          "read2_write": {"L1": 0.75, "L2": 0.75, "L3": 0.75, "DRAM": 0.75}}
 
 # Zen 3-like figures, only for when nothing was measured (the prediction then reports `memory` as default).
 DEFAULT = MemoryModel(cache_bytes={"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20},

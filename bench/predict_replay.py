@@ -1,0 +1,58 @@
+"""The model's predictions against measurements already taken: the rows of a
+`bench/predict_bench.py --json` file re-predicted with the current model and
+calibration (nothing is timed), with the MAPE per size class. For working on
+the model (compiler/inspect/predict/) without re-measuring on a busy machine.
+
+    .venv/bin/python bench/predict_replay.py build/bench/predict_bench.json [--worst 8]"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from predict_bench import GOALS, SOURCES, _f, summary  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", help="a predict_bench.py --json file")
+    ap.add_argument("--worst", type=int, default=8)
+    args = ap.parse_args()
+    from ea_compiler.bench import load_suite
+    from ea_compiler.bench.cycle_report import hot_loop
+    from ea_compiler.build import compile_source
+    from ea_compiler.inspect import inspect, predict_function
+    from ea_compiler.options import Options
+    options = Options()
+    compiled: dict[tuple[str, str], tuple] = {}  # (suite name, function) -> compiled kernel, its functions
+    for path in (p for folder in SOURCES for p in sorted(folder.glob("*.bench.toml"))):
+        suite = load_suite(path)
+        data = suite.kernel.read_bytes()
+        functions = {fn.name: fn for fn in inspect(data, str(suite.kernel), options).functions}
+        built = compile_source(data, str(suite.kernel), options)
+        for name in functions:
+            compiled.setdefault((suite.name, name), (built, functions))
+    rows = json.loads(Path(args.json).read_text())["rows"]
+    for r in rows:
+        (analysis, module), functions = compiled[(r["suite"], r["function"])]
+        index = hot_loop(functions[r["function"]])
+        lp = predict_function(analysis, module, r["function"], working_set_bytes=r["working_set"]).loops[index]
+        r["predicted_before"], r["predicted"], r["limit"] = r["predicted"], lp.cycles_per_iter, lp.limit.value
+        measured = r["cycles_per_iter"]
+        r["error_pct"] = None if not measured else round(100 * (lp.cycles_per_iter - measured) / measured, 1)
+        err = "-" if r["error_pct"] is None else f"{r['error_pct']:+.0f}%"
+        print(f"{r['suite']:<16} {r['function']:<16} {r['size_class']:<5} {_f(r['predicted_before']):>9} "
+              f"{_f(lp.cycles_per_iter):>9} {_f(measured):>9} {err:>7}  {lp.limit.value}")
+    for cls, s in summary(rows).items():
+        print(f"MAPE {cls:<4}: {_f(s['mape'], 1)} % over {s['kernels']} kernels; goal <= {GOALS[cls]:.0f} %")
+    print("worst:")
+    for r in sorted((r for r in rows if r["error_pct"] is not None), key=lambda r: -abs(r["error_pct"]))[:args.worst]:
+        print(f"  {r['function']} {r['size_class']}: predicted {_f(r['predicted'])}, measured "
+              f"{_f(r['cycles_per_iter'])} ({r['error_pct']:+.0f}%), {r['limit']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""A loop's memory traffic per iteration, by stream.
+
+A stream is the loads (or stores) that share an address expression but for
+the constant displacement: `disp(base, index, scale)` on x86, `[base, ...]`
+on ARM. Beyond L1 a stream costs the bytes it covers (the union of its
+accesses' byte ranges), not the sum of its loads: a stencil's neighbour
+loads x[i-1], x[i], x[i+1] are one stream and come from memory once. In L1
+every load instruction counts (the load ports move each one).
+
+Gathers are kept apart: their table is small or reused (a lookup table, an
+index into a cached array), so its bytes are charged to the closest cache
+rather than to the working set's level. Non-temporal stores go to memory
+whatever the working set."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..asm import AsmFunction
+from ..cfg import Loop
+from ..classify import Info
+
+_NONTEMPORAL = ("movnt", "vmovnt", "stnp")
+SCALAR_GATHER = 4  # scalar loads through this many separate pointers: a gather written out
+_X86_MEM = re.compile(r"^(?P<disp>[^(]*)\((?P<rest>[^)]*)\)$")
+_ARM_MEM = re.compile(r"\[(?P<inside>[^\]]*)\]")
+
+
+@dataclass(frozen=True)
+class Traffic:
+    loaded: int = 0  # bytes the load instructions move (every load counted; gathers apart)
+    unique_loaded: int = 0  # bytes the read streams cover
+    read_streams: int = 0
+    stored: int = 0  # bytes of ordinary stores
+    stored_nt: int = 0  # bytes of non-temporal stores
+    gathered: int = 0  # bytes gathers load
+    streams: int = 0  # distinct streams, read or written
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.stored or self.stored_nt)
+
+
+def _address(operands: list[str], arm: bool) -> tuple[str, int] | None:
+    """(stream key, displacement) of the memory operand, None if there is none or it is not plain."""
+    for op in operands:
+        if arm:
+            m = _ARM_MEM.search(op)
+            if not m:
+                continue
+            parts = [p.strip() for p in m.group("inside").split(",")]
+            disp = 0
+            if len(parts) > 1 and parts[-1].startswith("#"):
+                try:
+                    disp = int(parts[-1][1:], 0)
+                except ValueError:
+                    return None
+                parts = parts[:-1]
+            return ",".join(parts), disp
+        m = _X86_MEM.match(op.strip())
+        if not m or op.strip().startswith("%"):
+            continue
+        text = m.group("disp").strip() or "0"
+        try:
+            disp = int(text, 0)
+        except ValueError:  # a symbol (a constant pool entry): its own stream
+            return op.strip(), 0
+        return m.group("rest").replace(" ", ""), disp
+    return None
+
+
+def _covered(ranges: list[tuple[int, int]]) -> int:
+    """Bytes in the union of [start, end) ranges."""
+    total, end = 0, None
+    for lo, hi in sorted(ranges):
+        if end is None or lo >= end:
+            total += hi - lo
+            end = hi
+        elif hi > end:
+            total += hi - end
+            end = hi
+    return total
+
+
+def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Traffic:
+    """The kernel's traffic along the loop's likely path (stack spills and calls left out)."""
+    loaded = stored = stored_nt = gathered = 0
+    streams: dict[str, list[tuple[int, int]]] = {}
+    written: set = set()
+    unplaced = 0
+    for i in lp.path:
+        ins, info = fn.instrs[i], infos[i]
+        if info.spill or info.call:
+            continue
+        if info.stores:
+            written.add((_address(ins.operands, arm) or (str(i), 0))[0])
+            if ins.mnemonic.startswith(_NONTEMPORAL):
+                stored_nt += info.store_bytes
+            else:
+                stored += info.store_bytes
+        if not info.loads:
+            continue
+        if info.gather:
+            gathered += info.load_bytes
+            continue
+        loaded += info.load_bytes
+        where = _address(ins.operands, arm)
+        if where is None:
+            unplaced += info.load_bytes
+        else:
+            streams.setdefault(where[0], []).append((where[1], where[1] + info.load_bytes))
+    # Single scalar loads each from its own bare pointer register, four or more of them: a gather
+    # written out (LLVM's lowering of `gather` where vgatherdps is slow), a table, not streams.
+    lone = [key for key, r in streams.items()
+            if len(r) == 1 and r[0][1] - r[0][0] <= 8 and re.fullmatch(r"%\w+|x\d+", key)]
+    if len(lone) >= SCALAR_GATHER:
+        for key in lone:
+            (lo, hi), = streams.pop(key)
+            loaded -= hi - lo
+            gathered += hi - lo
+    unique = unplaced + sum(_covered(r) for r in streams.values())
+    return Traffic(loaded, unique, len(streams) + (1 if unplaced else 0), stored, stored_nt, gathered,
+                   len(set(streams) | written) + (1 if unplaced else 0))
+
+
+def inner_working_set(t: Traffic, working_set_bytes: int, elem_bytes: int = 4) -> int:
+    """The bytes a loop deep in a nest touches: rows, not the whole arrays (matmul's inner
+    loop runs along a row of B and of C; the whole of B is needed again only once per i). The arrays taken as square, one per stream of the
+    loop: a row of W/s bytes in all is sqrt(W*e/s) bytes, s rows sqrt(s*W*e)."""
+    return min(working_set_bytes, int((max(1, t.streams) * working_set_bytes * elem_bytes) ** 0.5))

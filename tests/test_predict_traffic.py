@@ -1,0 +1,122 @@
+"""The memory side of the prediction (compiler/inspect/predict/traffic.py,
+loop.memory_cycles, MemoryModel.patterns): traffic counted per stream, the
+bandwidth of the loop's access pattern, stores, gathers, non-temporal
+stores, loops deep in a nest; and the calibration kernels those bandwidths
+are measured with (compiler/bench/calibrate.ea), run and checked."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ea_compiler.build import compile_source
+from ea_compiler.inspect import predict_function
+from ea_compiler.inspect.predict import MemoryModel
+from ea_compiler.inspect.predict.loop import memory_cycles
+from ea_compiler.inspect.predict.memory import RATIOS, load_calibration, save_calibration
+from ea_compiler.inspect.predict.traffic import Traffic, _address, _covered
+from ea_compiler.options import Options
+
+ROOT = Path(__file__).resolve().parents[1]
+MEM = MemoryModel({"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20},
+                  {"L1": 64.0, "L2": 32.0, "L3": 16.0, "DRAM": 4.0}, ghz=3.0, call_cycles=12.0, source="fixed")
+ZEN3 = Options(target_cpu="znver3")
+
+
+def test_addresses_group_by_all_but_the_displacement():
+    assert _address(["-8(%rdi,%rcx,4)", "%ymm0"], False) == ("%rdi,%rcx,4", -8)
+    assert _address(["%ymm1", "(%rsi,%rax)"], False) == ("%rsi,%rax", 0)
+    assert _address(["%ymm0", "%ymm1"], False) is None
+    assert _address(["q0", "[x1, #32]"], True) == ("x1", 32)
+    assert _address(["q0", "[x1, x8, lsl #2]"], True) == ("x1,x8,lsl #2", 0)
+
+
+def test_covered_bytes_are_the_union():
+    assert _covered([(-8, 24), (0, 32), (8, 40)]) == 48  # neighbour loads: 48 bytes, not 96
+    assert _covered([(0, 32), (64, 96)]) == 64
+
+
+def _main(source: str, name: str, ws: int, memory=MEM):
+    analysis, module = compile_source((ROOT / source).read_bytes(), source, ZEN3)
+    return predict_function(analysis, module, name, working_set_bytes=ws, memory=memory)
+
+
+def test_stencil_neighbours_are_one_stream_beyond_l1():
+    lp = _main("bench/predict_kernels/gather_stencil.ea", "stencil5", 1 << 28).main
+    # Five 32-byte loads at x[i-2..i+2] (160 bytes) cover 48; the store adds 32: a read and a write
+    # stream at the copy pattern's DRAM bandwidth (4 B/cycle x RATIOS).
+    assert lp.bytes_per_iter == 192
+    assert lp.by_level["DRAM"] == round((48 + 32) / (4.0 * RATIOS["copy"]["DRAM"]), 2)
+
+
+def test_written_out_gather_reads_its_table_from_the_cache():
+    lp = _main("bench/predict_kernels/gather_stencil.ea", "gather_f32", 1 << 28).main
+    # idx (32 bytes) and out (32) at DRAM; the eight scalar table loads (32 bytes) at L2.
+    want = (32 + 32) / (4.0 * RATIOS["copy"]["DRAM"]) + 32 / 32.0
+    assert lp.by_level["DRAM"] == pytest.approx(max(want, lp.latency_cycles), abs=0.01)
+
+
+def test_inner_loop_of_a_three_deep_nest_works_on_rows():
+    fp = _main("bench/predict_kernels/calls_matmul.ea", "matmul_ikj", 3 * 4 * 1024 * 1024)
+    levels = {lp.level.value for lp in fp.loops}
+    assert "L3" in levels  # the outer loops: the matrices
+    inner = [lp for lp in fp.loops if lp.elements_per_iter == 8]
+    assert inner and all(lp.level.value == "L1" for lp in inner)  # sqrt(2 streams x 12 MiB x 4) = 10 KiB
+
+
+def test_pattern_bandwidths():
+    reads = Traffic(loaded=64, unique_loaded=64, read_streams=1)
+    assert memory_cycles(reads, "DRAM", MEM) == 16.0
+    calibrated = MemoryModel(MEM.cache_bytes, MEM.bytes_per_cycle, 3.0, 12.0,
+                             patterns={"read2": {"DRAM": 8.0}, "copy": {"L1": 48.0}})
+    two = Traffic(loaded=64, unique_loaded=64, read_streams=2)
+    assert memory_cycles(two, "DRAM", calibrated) == 8.0  # the calibrated figure
+    assert memory_cycles(two, "L3", calibrated) == 64 / (16.0 * RATIOS["read2"]["L3"])  # estimated
+    # In L1 a loop storing more than it reads is bound by the store port: 2 x stores / copy.
+    widen = Traffic(loaded=16, unique_loaded=16, read_streams=1, stored=64, streams=2)
+    assert memory_cycles(widen, "L1", calibrated) == 2 * 64 / 48.0
+    assert memory_cycles(widen, "DRAM", calibrated) == 80 / (4.0 * RATIOS["copy"]["DRAM"])
+
+
+def test_gathers_and_nontemporal_stores():
+    t = Traffic(loaded=32, unique_loaded=32, read_streams=1, stored_nt=32, gathered=32, streams=2)
+    # The gathered table from L1 at L1 sizes, else L2; a non-temporal store goes to DRAM at every size.
+    assert memory_cycles(t, "L1", MEM) == pytest.approx(32 / 64 + 32 / 64 + 32 / 4)
+    assert memory_cycles(t, "L3", MEM) == pytest.approx(32 / 16 + 32 / 32 + 32 / 4)
+
+
+def test_calibration_without_patterns_still_loads(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    save_calibration(MEM)
+    loaded = load_calibration()
+    assert loaded.patterns == {} and loaded.bandwidth("copy", "L2") == 32.0 * RATIOS["copy"]["L2"]
+
+
+def test_given_dram_bandwidth_drops_calibrated_dram_patterns():
+    from unittest import mock
+    from ea_compiler.inspect.predict import memory_for
+    calibrated = MemoryModel(MEM.cache_bytes, MEM.bytes_per_cycle, 3.0, 12.0,
+                             patterns={"copy": {"L2": 20.0, "DRAM": 5.0}})
+    with mock.patch("ea_compiler.inspect.predict.load_calibration", return_value=calibrated):
+        given = memory_for(Options(), bandwidth_gbs=12.0)
+    assert given.bandwidth("copy", "L2") == 20.0
+    assert given.bandwidth("copy", "DRAM") == pytest.approx(4.0 * RATIOS["copy"]["DRAM"])
+
+
+def test_calibration_kernels_compute_what_they_say():
+    import ea
+    k = ea.load(ROOT / "compiler/bench/calibrate.ea")
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(0, 1 << 20, 64, dtype=np.int32) for _ in range(2))
+    dst = np.zeros(64, np.int32)
+    k.copy1(a, dst, 2)
+    assert (dst == a).all()
+    k.or2(a, b, dst, 1)
+    assert (dst == (a | b)).all()
+    lanes = np.bitwise_or.reduce((a | b).reshape(-1, 8), axis=0)  # eight i32 lanes of ors, then summed
+    assert k.read2(a, b, 1) == int(lanes.astype(np.int64).sum().astype(np.int32))
+    x = np.linspace(-5, 5, 37, dtype=np.float32)
+    out = np.zeros_like(x)
+    k.expmap(x, out)
+    np.testing.assert_allclose(out, np.exp(x), rtol=1e-6)
