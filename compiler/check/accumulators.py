@@ -97,3 +97,10 @@ def _intrinsic(decisions: Decisions, call: A.Call, names: tuple[str, ...]) -> bo
 def _integer(ty) -> bool:
     elem = ty.elem if isinstance(ty, T.Vector) else ty
     return elem.is_integer
+
+
+def in_remainder(acc: Accumulator, function_accumulators) -> bool:
+    """A scalar accumulator of a function that also accumulates vectors is a
+    remainder loop's (the elements, rows or columns the vector loops leave):
+    its chain is not what bounds the kernel, so no hint names it."""
+    return not isinstance(acc.ty, T.Vector) and any(isinstance(a.ty, T.Vector) for a in function_accumulators)

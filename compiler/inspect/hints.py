@@ -4,7 +4,7 @@ from source patterns confirmed by the machine code (a*b+c without fma, a
 reduction with a single accumulator)."""
 from __future__ import annotations
 
-from ..check.accumulators import Accumulator, accumulators
+from ..check.accumulators import Accumulator, accumulators, in_remainder
 from ..syntax import ast as A
 from ..typesys import model as T
 from .classify import Info
@@ -171,10 +171,9 @@ def _source_hints(func: A.Func, fr: FunctionReport, decisions) -> list[Hint]:
                     out.append(Hint("mul-add", "a * b + c compiles to a separate multiply and add; fma(a, b, c) "
                                     "fuses them (one rounding, one instruction)", ln))
     found = _accumulators(func, decisions)
-    vector_accs = any(isinstance(a.ty, T.Vector) for accs in found for a in accs)
+    every = [a for accs in found for a in accs]
     for accs in found:
-        # A scalar accumulator next to vector ones is a remainder loop: no hint.
-        if len(accs) == 1 and (isinstance(accs[0].ty, T.Vector) or not vector_accs):
+        if len(accs) == 1 and not in_remainder(accs[0], every):
             acc = accs[0]
             out.append(Hint("one-accumulator", f"the loop accumulates into one register ('{acc.name}'): each "
                             "update waits for the previous one (latency-bound); use 2-4 independent accumulators "
