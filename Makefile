@@ -72,6 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp_bench.py
 	$(BIN)/python bench/lsp_bench.py --far --busy --lines 1000
 	$(BIN)/python bench/lsp_bench.py --far --busy --lines 10000
+	$(BIN)/python bench/incremental_bench.py
 	$(BIN)/python bench/lsp_soak.py
 	$(BIN)/python bench/tune_bench.py
 	$(BIN)/python bench/tune_nest_bench.py
