@@ -6,6 +6,9 @@
 
 (load (expand-file-name "common.el" (file-name-directory load-file-name)) nil t)
 (require 'eglot)
+;; eglot waits 3 s for the connection by default and then goes on in the background, so a
+;; server slow to answer `initialize' on a loaded machine failed the check below: wait for it.
+(setq eglot-sync-connect 60)
 
 (defvar ea-eglot-logs nil "Messages of every window/logMessage notification.")
 (defvar ea-eglot-error-logs nil "Messages of Error-type window/logMessage notifications.")

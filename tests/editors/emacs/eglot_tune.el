@@ -11,6 +11,9 @@
 
 (load (expand-file-name "common.el" (file-name-directory load-file-name)) nil t)
 (require 'eglot)
+;; eglot waits 3 s for the connection by default and then goes on in the background, so a
+;; server slow to answer `initialize' on a loaded machine failed the check below: wait for it.
+(setq eglot-sync-connect 60)
 
 (defun ea-eglot-loop-region ()
   "The line of max_f32's `while' (the region eglot users select), point on `while'."
