@@ -31,7 +31,7 @@ from ...analysis import Analysis
 from ...syntax import ast as A
 from ...typesys import model as T
 from .base import Edit, NotApplicable, Site, bodies, functions
-from .loopshape import loops_of, names_in, scope_of
+from .loopshape import loop_refusals, loops_of, names_in, scope_of
 from .nest import Nest, analyse_nest
 from .text import comment_spans, copy_range, identifiers, in_file_style, indent_at, line_start
 
@@ -181,11 +181,4 @@ def _hoisted(analysis: Analysis, nest: Nest, k: str, taken: set[str]) -> list[tu
 
 def why_not(analysis: Analysis, item) -> str:
     """Why no loop of `item` can be interchanged (the first two loops' reasons)."""
-    scope = scope_of(item)
-    reasons = []
-    for w in loops_of(item):
-        try:
-            analyse_nest(analysis, scope, w)
-        except NotApplicable as err:
-            reasons.append(f"line {w.span.line}: {err}")
-    return "; ".join(reasons[:2]) or "no `while` loop"
+    return loop_refusals(analysis, item, analyse_nest, "no `while` loop")

@@ -241,3 +241,17 @@ def body_lets(work, later) -> list[str]:
     if after:
         raise NotApplicable(f"'{after[0].name}', declared in the loop, is used outside it")
     return lets
+
+
+def loop_refusals(analysis: Analysis, item, analyse, none: str) -> str:
+    """Why no `while` loop of `item` takes a transformation: the first two
+    loops' reasons (`analyse(analysis, scope, loop)` raises NotApplicable),
+    or `none` when the function has no loop."""
+    scope = scope_of(item)
+    reasons = []
+    for w in loops_of(item):
+        try:
+            analyse(analysis, scope, w)
+        except NotApplicable as err:
+            reasons.append(f"line {w.span.line}: {err}")
+    return "; ".join(reasons[:2]) or none

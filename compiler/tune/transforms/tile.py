@@ -37,7 +37,7 @@ from ...analysis import Analysis
 from ...options import Options
 from ...syntax import ast as A
 from .base import Edit, NotApplicable, Site, functions
-from .loopshape import loops_of, names_in, scope_of
+from .loopshape import loop_refusals, loops_of, names_in, scope_of
 from .text import comment_spans, copy_range, fresh, identifiers, in_file_style, indent_at, line_start
 from .tile_emit import VectorText
 from .tile_shape import Tile, analyse_tile, term
@@ -91,17 +91,8 @@ def find(analysis: Analysis, function: str | None, name: str, shapes) -> list[Si
 
 
 def why_not(analysis: Analysis, item) -> str:
-    """Why no row loop of `item` can be tiled (the first loop's reason)."""
-    scope = scope_of(item)
-    reasons = []
-    for w in loops_of(item):
-        try:
-            analyse_tile(analysis, scope, w)
-        except NotApplicable as err:
-            reasons.append((w.span.line, str(err)))
-    if not reasons:
-        return "no `while` loop over rows holding a reduction nest"
-    return "; ".join(f"line {line}: {why}" for line, why in reasons[:2])
+    """Why no row loop of `item` can be tiled (the first loops' reasons)."""
+    return loop_refusals(analysis, item, analyse_tile, "no `while` loop over rows holding a reduction nest")
 
 
 def sites(analysis: Analysis, function: str | None = None) -> list[Site]:
