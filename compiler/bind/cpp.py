@@ -121,15 +121,11 @@ def _overload(e: Export, types: _Types) -> list[str]:
 
 def _poly(p: Poly) -> str:
     """A polynomial of the parameters in 64 bits (nullopt on overflow)."""
-    def term(m: tuple[str, ...], c: int) -> str:
-        if not m:
-            return f"::ea::detail::Wide({c})"
-        if c == 1 and len(m) == 1:
-            return f"::ea::detail::wide({ident(m[0])})"
-        return f"::ea::detail::term({c}, {{{', '.join(f'::ea::detail::wide({ident(n)})' for n in m)}}})"
-
-    terms = [term(m, c) for m, c in p.ordered()]
-    return terms[0] if len(terms) == 1 else f"::ea::detail::sum({{{', '.join(terms)}}})"
+    def wide(n: str) -> str:
+        return f"::ea::detail::wide({ident(n)})"
+    return p.checked_text(lambda c: f"::ea::detail::Wide({c})", wide,
+                          lambda c, m: f"::ea::detail::term({c}, {{{', '.join(wide(n) for n in m)}}})",
+                          lambda terms: f"::ea::detail::sum({{{', '.join(terms)}}})")
 
 
 def _escape(text: str) -> str:

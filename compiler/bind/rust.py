@@ -158,15 +158,9 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
 
 def _poly(p: Poly) -> str:
     """A polynomial of the parameters in i128, None if it overflows (`as i128` holds every integer type)."""
-    def term(m: tuple[str, ...], c: int) -> str:
-        if not m:
-            return f"Some({c})"
-        if c == 1 and len(m) == 1:
-            return f"Some({ident(m[0])} as i128)"
-        return f"__ea_term({c}, &[{', '.join(f'{ident(n)} as i128' for n in m)}])"
-
-    terms = [term(m, c) for m, c in p.ordered()]
-    return terms[0] if len(terms) == 1 else f"__ea_sum(&[{', '.join(terms)}])"
+    return p.checked_text(lambda c: f"Some({c})", lambda n: f"Some({ident(n)} as i128)",
+                          lambda c, m: f"__ea_term({c}, &[{', '.join(f'{ident(n)} as i128' for n in m)}])",
+                          lambda terms: f"__ea_sum(&[{', '.join(terms)}])")
 
 
 # The extent checks' helpers (outputs/bounds: the elements each slice needs), when a wrapper checks one.

@@ -125,6 +125,21 @@ class Poly:
     def ordered(self) -> list[tuple[Monomial, int]]:
         return sorted(self.terms.items(), key=lambda mc: (-len(mc[0]), mc[0]))
 
+    def checked_text(self, constant, variable, product, total) -> str:
+        """The polynomial as a binding's overflow-checked expression: each term
+        written by `constant(c)`, `variable(name)` (a lone name, coefficient 1)
+        or `product(c, names)`, several joined by `total(terms)` (C++ and Rust
+        differ only in these four)."""
+        def term(m: Monomial, c: int) -> str:
+            if not m:
+                return constant(c)
+            if c == 1 and len(m) == 1:
+                return variable(m[0])
+            return product(c, m)
+
+        terms = [term(m, c) for m, c in self.ordered()]
+        return terms[0] if len(terms) == 1 else total(terms)
+
     def text(self) -> str:
         if not self.terms:
             return "0"
