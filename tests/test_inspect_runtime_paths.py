@@ -46,7 +46,10 @@ def test_stream_store_in_a_kernel_is_decided_once_per_loop():
     assert path.paths[1][1].startswith("one aligned 32-byte non-temporal store per vector")
     assert "movntss/movntsd (SSE4a)" in path.paths[1][1]
     assert path.paths[2][1] == "a plain store (not non-temporal)"
-    assert path.decided == "once per loop: 9 versions of the main loop at lines 4-6"
+    assert path.decided == ("once per loop: 9 versions of the main loop at lines 4-6; before it, when the arrays "
+                            "are apart, the tail runs on the elements before out's next 32-byte boundary (peeled: "
+                            "the tail computes what the body does, element by element), so the loop starts there, "
+                            "aligned")
     # the hint names the instructions; the other loops running the body are copies of the main one
     (hint,) = [h for h in fr.hints if h.code == "stream-store"]
     assert hint.message.endswith("the alignment is tested once, before the loop (9 versions of the main loop)")
@@ -62,8 +65,10 @@ def test_runtime_path_in_the_text_and_json():
     line = line_of(SCALE, "stream_store(")
     assert (f"  runtime path:         stream_store to out tests the address of out[i] mod 32 (before the loop) "
             f"\u2014 32-byte aligned: one 32-byte non-temporal store; 4, 8,") in text
-    assert f"(once per loop: 9 versions of the main loop at lines 4-6) (line {line})" in text
-    assert "  loops:                10 (1 main, 8 copies, 1 tail)" in text
+    assert f"(once per loop: 9 versions of the main loop at lines 4-6; before it, " in text
+    assert f"so the loop starts there, aligned) (line {line})" in text
+    # the tail's code twice: run first, up to the boundary (the peel), and after the loop
+    assert "  loops:                11 (1 main, 8 copies, 2 tail)" in text
     (fn,) = report.to_json()["functions"]
     (path,) = fn["runtime_paths"]
     assert path["line"] == line and path["loop_versions"] == 9 and path["source"] == "codegen"

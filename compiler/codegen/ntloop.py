@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir
 
 from ..check.affine import AffineEnv, symbol
+from ..check.loop_accesses import merge, of_loop
 from ..intrinsics import entry
 from ..runtime_paths import RuntimePath
 from ..syntax import ast as A
@@ -32,6 +33,7 @@ from ..typesys import model as T
 from .lower.ntplan import MAX_VERSIONS, classes, pieces, rule
 from .lower.ntrealign import Realigned, RealignedSite
 from .lower.ntstore import Fixed, describe, misalignment
+from .ntpeel import arrays_apart, emit_peel, plan
 
 OTHER = "other"  # the class of addresses no piece fits: plain stores
 DYNAMIC = "dynamic"  # a follower not at the leader's misalignment: tested at each store
@@ -159,10 +161,18 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     followers, each class twice: the followers at the leader's misalignment
     (their stores fixed alike), or not (tested at each store)."""
     bld = em.builder
+    leader, followers = groups[0], groups[1:]
+    peel = plan(em, leader)
+    realigns = any(g.contiguous for g in groups)
+    apart = _apart(em, loop, peel) if peel.ok or realigns else None
+    if peel.ok:
+        emit_peel(em, leader, apart, _misalignment_at_entry(em, leader))
     keys = [_misalignment_at_entry(em, g) for g in groups]
+    if realigns:  # a realigned run keeps part of each vector for the next trip: only apart from all else
+        aligned = bld.icmp_unsigned("==", keys[0], ir.Constant(ir.IntType(64), 0))
+        keys[0] = bld.select(bld.or_(apart, aligned), keys[0], ir.Constant(ir.IntType(64), 1))
     end = em.fn.append_basic_block("while.end")
     saved_vars = dict(em.vars)
-    leader, followers = groups[0], groups[1:]
 
     def version(chosen: list) -> None:
         em.vars = dict(saved_vars)
@@ -191,7 +201,7 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
         version([c] + [DYNAMIC] * len(followers))
     em.nt_static = {}
     bld.position_at_end(end)  # the bindings stay those of the last copy, as after an unversioned loop
-    _record(em, loop, groups)
+    _record(em, loop, groups, peel)
 
 
 def _version(em, loop: A.While, groups: list[Group], chosen: list, emit_copy, end: ir.Block) -> None:
@@ -229,12 +239,33 @@ def _version(em, loop: A.While, groups: list[Group], chosen: list, emit_copy, en
     bld.branch(end)
 
 
+def _apart(em, loop: A.While, peel) -> ir.Value:
+    """Whether what the loop writes is apart from all else it touches (and,
+    when peeling, all the tail touches), tested once: then a store may be
+    delayed to the next trip or elements run out of order unseen."""
+    kernel = em.func.origin
+    params = {p.name: p for p in em.func.params}
+    acc = of_loop(loop.body.stmts[:-1], kernel.var, params, em.module_emitter.decisions,
+                  em.module_emitter.const_values)
+    if not acc.known:  # a gather, a view: only `restrict` everywhere says nothing else is there
+        every = all(p.ty.restrict for p in em.func.params if isinstance(p.ty, T.Pointer))
+        return ir.Constant(ir.IntType(1), int(every and not peel.ok))
+    if acc.read_after_write or acc.reads_behind():
+        return ir.Constant(ir.IntType(1), 0)
+    ranges = merge(acc.ranges, peel.arrays) if peel.ok else acc.ranges
+    return arrays_apart(em, ranges, set(acc.writes) | set(peel.written))
+
+
 def _misalignment_at_entry(em, g: Group) -> ir.Value:
-    """(out + the index's invariant part) mod size: the loop variable's part is
-    a multiple of the size on every trip (version_groups checked)."""
+    """The address of the group's first store on the coming trip, mod size:
+    from there the loop variable advances by a multiple of the size on every
+    trip (version_groups checked). The variable is 0, or where a peeled
+    prologue (ntpeel.py) left it."""
     bld = em.builder
     i64 = ir.IntType(64)
-    offset = ir.Constant(i64, g.first_const)
+    var_slot, var_t = em.vars[em.func.origin.var]
+    at = em.convert_int(bld.load(var_slot, typ=em.types(var_t)), var_t, T.I64)
+    offset = bld.add(ir.Constant(i64, g.first_const), bld.mul(at, ir.Constant(i64, g.coef)))
     for name, coef in g.terms:
         slot, t = em.vars[name]
         value = em.convert_int(bld.load(slot, typ=em.types(t)), t, T.I64)
@@ -259,9 +290,16 @@ def _fixed(g: Group, c) -> dict[int, Fixed]:
     return out
 
 
-def _record(em, loop: A.While, groups: list[Group]) -> None:
+def _record(em, loop: A.While, groups: list[Group], peel) -> None:
     versions = copies(groups[0], groups[1:])
+    leader = groups[0]
     decided = f"once per loop: {versions} versions of the main loop at lines {loop.span.line}-{loop.span.end_line}"
+    if peel.ok:
+        decided += (f"; before it, when the arrays are apart, the tail runs on the elements before "
+                    f"{leader.ptr}'s next {leader.size}-byte boundary (peeled: the tail computes what the body "
+                    "does, element by element), so the loop starts there, aligned")
+    else:
+        decided += f"; not peeled to alignment: {peel.why}"
     var = em.func.origin.var
     for k, g in enumerate(groups):
         how = decided if k == 0 else (f"{decided}, when {g.ptr} is at {groups[0].ptr}'s misalignment; "
