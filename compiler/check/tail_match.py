@@ -29,7 +29,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 
 # Intrinsics whose lane k is the same-named scalar operation on lane k of each argument.
-LANEWISE = frozenset({"fma", "sqrt", "rsqrt", "abs", "min", "max", "select"})
+LANEWISE = frozenset({"fma", "sqrt", "rsqrt", "abs", "min", "max", "select", "exp"})
 CONVERSIONS = frozenset({"to_f32", "to_f64", "to_i16", "to_i32", "to_i64"})  # by the source's class
 IGNORED = frozenset({"prefetch"})  # no effect on the values stored
 
@@ -74,7 +74,7 @@ class _Part:
     as (array, offset from the loop variable, value), and the offsets read."""
 
     def __init__(self, name: str, var: str, decisions, const_values: dict, func: A.Func):
-        self.name, self.var, self.decisions, self.consts = name, var, decisions, const_values
+        self.name, self.var, self.decisions, self.consts, self.func = name, var, decisions, const_values, func
         self.params = {p.name: p for p in func.params}
         self.env: dict[str, object] = {}
         self.stores: list[tuple[str, int, object]] = []
@@ -92,6 +92,8 @@ class _Part:
             self.store(s.target.base, s.target.index, self.expr(s.value))
         elif isinstance(s, A.Assign):
             raise _NotProven(f"the {self.name} assigns to a variable (a value carried from element to element)")
+        elif isinstance(s, A.If) and self.name == "tail" and isinstance(s.orelse, A.Block):
+            self.choose(s)
         elif isinstance(s, A.ExprStmt) and isinstance(s.expr, A.Call):
             name = self.intrinsic(s.expr)
             if name in ("store", "stream_store") and len(s.expr.args) == 3:
@@ -100,6 +102,20 @@ class _Part:
                 raise _NotProven(f"the {self.name} calls `{s.expr.name}`")
         else:
             raise _NotProven(f"the {self.name} has control flow (an `if`, a loop or a `return`)")
+
+    def choose(self, s: A.If) -> None:
+        """`if c { out[i] = a } else { out[i] = b }`: out[i] = select(c, a, b)."""
+        cond = self.expr(s.cond)
+        branches = []
+        for block in (s.then, s.orelse):
+            part = _Part(self.name, self.var, self.decisions, self.consts, self.func)
+            part.env, part.reads, part.stores = dict(self.env), self.reads, list(self.stores)
+            branches.append(part.run(block.stmts).stores[len(self.stores):])
+        then, other = branches
+        if [(p, o) for p, o, _ in then] != [(p, o) for p, o, _ in other]:
+            raise _NotProven(f"the {self.name}'s branches store to different elements")
+        for (ptr, at, a), (_, _, b) in zip(then, other):
+            self.stores.append((ptr, at, ("call", "select", str(self.params[ptr].ty.pointee), cond, a, b)))
 
     def intrinsic(self, call: A.Call) -> str | None:
         intr = self.decisions.intrinsic_of(call)
@@ -175,6 +191,8 @@ class _Part:
             return _Lanes([value] * ty.lanes)
         if name is not None and name.startswith("widen_") and isinstance(ty, T.Vector):
             return self.widen(name, e, ty)
+        if name == "shuffle" and len(e.args) in (2, 3) and isinstance(A.unparen(e.args[-1]), A.VectorLit):
+            return self.shuffle(e)
         if name in CONVERSIONS and len(e.args) == 1:
             source = e.args[0].ty
             cls = getattr(source.elem if isinstance(source, T.Vector) else source, "cls", None)
@@ -183,6 +201,19 @@ class _Part:
             args = [self.expr(a) for a in e.args]
             return _map(lambda *xs: ("call", name, _elem(ty), *xs), *args)
         raise _NotProven(f"the {self.name} calls `{e.name}`, which is not lane by lane")
+
+    def shuffle(self, e: A.Call):
+        """shuffle(v, [k...]) / shuffle(a, b, [k...]): lane j is lane k_j of v (of a then b)."""
+        lanes: list = []
+        for arg in e.args[:-1]:
+            value = self.expr(arg)
+            if not isinstance(value, _Lanes):
+                raise _NotProven(f"the {self.name} shuffles a scalar")
+            lanes.extend(value)
+        picks = [x.value if isinstance(x, A.IntLit) else None for x in A.unparen(e.args[-1]).elems]
+        if any(k is None or not 0 <= k < len(lanes) for k in picks):
+            raise _NotProven(f"the {self.name} shuffles with indices that are not literals")
+        return _Lanes(lanes[k] for k in picks)
 
     def widen(self, name: str, e: A.Call, ty: T.Vector):
         """widen_u8_f32x8(v): lane k is byte k (k + suffix) of v, zero- or sign-extended, converted."""

@@ -9,6 +9,7 @@ code has the peel exactly when the decision says so."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from ea_compiler.check.tail_match import match
 from ea_compiler.inspect import inspect
 from ea_compiler.loader import load
 
+ROOT = Path(__file__).resolve().parents[2]
 ZEN3 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver3")
 
 SCALE = """
@@ -80,6 +82,16 @@ def test_tails_that_compute_what_the_body_does(src, name, arrays):
     assert found.arrays == arrays
 
 
+@pytest.mark.parametrize("example,name", [("fma", "fma_kernel"), ("saxpy", "saxpy"), ("threshold_u8", "threshold"),
+                                          ("normalize_u8", "normalize")])
+def test_the_examples_tails(example, name):
+    """An `if`/`else` tail storing either value is a select; a shuffle with
+    literal indices moves lanes; widened bytes are converted bytes."""
+    src = (ROOT / "examples" / f"{example}.ea").read_text(encoding="utf-8")
+    found = decision(src, name)
+    assert found.ok, found.why
+
+
 def test_a_widened_byte_is_the_tail_s_converted_byte():
     # the body loads 16 bytes and uses 8: the extra bytes are read, not stored from
     found = decision(WIDEN, "brighten")
@@ -103,7 +115,11 @@ def test_a_widened_byte_is_the_tail_s_converted_byte():
     ("stream_store(out, i, load_f32x8(x, i) .* splat(s))\n    let w: f32x8 = load(out, i)",
      "out[i] = x[i] * s", "the body reads `out` after storing to it"),
     ("stream_store(out, i, shuffle(load_f32x8(x, i), [1, 0, 3, 2, 5, 4, 7, 6]))", "out[i] = x[i]",
-     "the body calls `shuffle`, which is not lane by lane"),
+     "the tail does not compute what the body stores to `out`, element by element"),
+    ("stream_store(out, i, load_f32x8(x, i) .* splat(reduce_add(load_f32x8(x, i))))", "out[i] = x[i]",
+     "the body calls `reduce_add`, which is not lane by lane"),
+    ("stream_store(out, i, load_f32x8(x, i))", "if s > 0.0 { out[i] = x[i] } else { out[i + 1] = x[i] }",
+     "the tail's branches store to different elements"),
 ])
 def test_tails_that_do_not(body, tail, why):
     src = f"""
