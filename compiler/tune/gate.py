@@ -20,7 +20,11 @@ from .outcome import Outcome
 from .ratio import combined
 
 MIN_GAIN = 0.005  # a variant must be at least 0.5 % faster beyond the noise
-RULES = 6  # the decision rules' version: part of the cache key, since cached decisions replay
+# "Equal" needs a measurement that can tell: a 95 % interval at most this wide, around a median
+# no lower than 1 - EQUAL_WIDTH / 2 (under load, intervals of 0.4-2.8x once let a step measured at
+# 0.46x through as equal)
+EQUAL_WIDTH = 0.10
+RULES = 7  # the decision rules' version: part of the cache key, since cached decisions replay
 
 
 @dataclass
@@ -102,6 +106,8 @@ def decide(ev: Evaluation, benches: list[str], sizes: dict[str, Size], lines_bef
     vs_original = best_vs_original * mid
     drift = "" if vs_original >= 1.0 else \
         f"; equal, but it would leave the result at {vs_original:.3f}× the original"
+    if not drift and (hi - lo > EQUAL_WIDTH or mid < 1 - EQUAL_WIDTH / 2):
+        drift = f"; too noisy to call equal (interval wider than {EQUAL_WIDTH:.0%} or median below)"
     smaller = [(b, n, row) for b in benches for n, row in ev.benches[b].items() if n != str(sizes[b])]
     if not drift and smaller and all(row["ratio"] >= 1.0 and row["ratio_hi"] >= 1.0 for _, _, row in smaller) \
             and any(row["ratio_lo"] >= 1 + MIN_GAIN for _, _, row in smaller):
