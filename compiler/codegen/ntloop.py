@@ -166,7 +166,7 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     realigns = any(g.contiguous for g in groups)
     apart = _apart(em, loop, peel) if peel.ok or realigns else None
     if peel.ok:
-        emit_peel(em, leader, apart, _misalignment_at_entry(em, leader))
+        emit_peel(em, leader, peel, apart, _misalignment_at_entry(em, leader))
     keys = [_misalignment_at_entry(em, g) for g in groups]
     if realigns:  # a realigned run keeps part of each vector for the next trip: only apart from all else
         aligned = bld.icmp_unsigned("==", keys[0], ir.Constant(ir.IntType(64), 0))
@@ -295,9 +295,10 @@ def _record(em, loop: A.While, groups: list[Group], peel) -> None:
     leader = groups[0]
     decided = f"once per loop: {versions} versions of the main loop at lines {loop.span.line}-{loop.span.end_line}"
     if peel.ok:
-        decided += (f"; before it, when the arrays are apart, the tail runs on the elements before "
-                    f"{leader.ptr}'s next {leader.size}-byte boundary (peeled: the tail computes what the body "
-                    "does, element by element), so the loop starts there, aligned")
+        decided += (f"; before it, when the arrays are apart and no aligned input would lose its alignment, "
+                    f"the tail runs on the elements before {leader.ptr}'s next {leader.size}-byte boundary "
+                    "(peeled: the tail computes what the body does, element by element), so the loop starts "
+                    "there, aligned")
     else:
         decided += f"; not peeled to alignment: {peel.why}"
     var = em.func.origin.var
