@@ -18,10 +18,11 @@ from ..cfg import Loop
 from ..classify import Info
 from ..model import LoopReport
 from .mca import BlockTiming
-from .memory import MemoryModel
+from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
 from .traffic import Traffic, inner_working_set, loop_traffic
 
+SPLIT_RATE = 0.5  # of the calibration's accesses that cross a line (split_ratio's measurement)
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
 
 
@@ -32,10 +33,12 @@ def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
 
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
-                 working_set_bytes: int | None, model: str, arm: bool = False) -> LoopPrediction:
+                 working_set_bytes: int | None, model: str, arm: bool = False,
+                 alignment: int = NUMPY_ALIGNMENT) -> LoopPrediction:
     """`timing`: llvm-mca's figures for `body_for_model`; else `rough_core`
-    (ports, latency) from the fallback estimate."""
-    traffic = loop_traffic(fn, infos, lp, arm)
+    (ports, latency) from the fallback estimate. `alignment`: the arrays start at a multiple of
+    this many bytes and no larger one (NumPy: 16; 64 or more: on a cache line)."""
+    traffic = loop_traffic(fn, infos, lp, arm, line_offset(alignment))
     calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
@@ -79,21 +82,35 @@ def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
     bytes at the bandwidth of the loop's access pattern (L1: every load; beyond: each stream's
     unique bytes), in L1 at least the stores at the store half of a copy's bandwidth (a loop
     that writes more than it reads, like a u8 -> f32 widening, is bound by its stores there;
-    beyond L1 its time follows the bytes it moves, measured); plus gathers from the closest
-    cache and non-temporal stores at the DRAM bandwidth."""
+    beyond L1 its time follows the bytes it moves, measured); each stretched by the accesses that
+    cross a line (_split); plus gathers from the closest cache and non-temporal stores at the
+    DRAM bandwidth."""
     reads = t.loaded if level == "L1" else t.unique_loaded
     if t.stored:
         pattern = "copy" if t.read_streams <= 1 else "read2_write"
-        cycles = (reads + t.stored) / memory.bandwidth(pattern, level)
+        split = _split(memory, pattern, level, t.split_loaded + t.split_stored, t.loaded + t.stored)
+        cycles = (reads + t.stored) / memory.bandwidth(pattern, level) * split
         if level == "L1":  # the store port: a copy's stores are half its bytes
-            cycles = max(cycles, 2 * t.stored / memory.bandwidth("copy", level))
+            split = _split(memory, "copy", level, t.split_stored, t.stored)
+            cycles = max(cycles, 2 * t.stored / memory.bandwidth("copy", level) * split)
     else:
-        cycles = reads / memory.bandwidth("read" if t.read_streams <= 1 else "read2", level)
+        pattern = "read" if t.read_streams <= 1 else "read2"
+        cycles = reads / memory.bandwidth(pattern, level) * _split(memory, pattern, level, t.split_loaded, t.loaded)
     if t.gathered:
         cycles += t.gathered / memory.bandwidth("read", "L1" if level == "L1" else "L2")
     if t.stored_nt:
         cycles += t.stored_nt / memory.bandwidth("read", "DRAM")
     return cycles
+
+
+def _split(memory: MemoryModel, pattern: str, level: str, split_bytes: float, total_bytes: float) -> float:
+    """How much longer traffic takes whose accesses cross lines `split_bytes / total_bytes` of the
+    time, from the pattern's measured ratio at a crossing rate of one half (arrays SPLIT_OFFSET past
+    a line, 32-byte accesses): linear in the crossing rate, 1 when nothing crosses."""
+    if not total_bytes or not split_bytes:
+        return 1.0
+    rate = split_bytes / total_bytes
+    return 1.0 + (memory.split_ratio(pattern, level) - 1.0) * rate / SPLIT_RATE
 
 
 def _ranges(limits: dict[Limit, Limit], by_level: dict[str, float], memory: MemoryModel) -> list[SizeRange]:
