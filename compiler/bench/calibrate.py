@@ -77,7 +77,7 @@ def _loop_model(options: Options, name: str):
     from ..inspect import inspect
     from ..inspect.predict.memory import DEFAULT, MemoryModel
     free_calls = MemoryModel(DEFAULT.cache_bytes, DEFAULT.bytes_per_cycle, DEFAULT.ghz, 0.0, "calibration")
-    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=free_calls)
+    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=free_calls, alignment=64)
     fr = next(f for f in report.functions if f.name == name)
     k = fr.loops.index(fr.main_loop)
     return fr.prediction.loops[k], fr.main_loop.mix, fr.prediction.rough

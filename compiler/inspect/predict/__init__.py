@@ -80,5 +80,5 @@ def _rough_core(rep, machine: Machine) -> tuple[float, float]:
     return round(ports, 2), float(rep.cycles.get("latency", 0.0))
 
 
-__all__ = ["DEFAULT", "NUMPY_ALIGNMENT", "line_offset", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "SizeRange",
-           "load_calibration", "memory_for", "predict_loops"]
+__all__ = ["DEFAULT", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "NUMPY_ALIGNMENT",
+           "SizeRange", "line_offset", "load_calibration", "memory_for", "predict_loops"]
