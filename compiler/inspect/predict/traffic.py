@@ -10,7 +10,8 @@ every load instruction counts (the load ports move each one).
 Gathers are kept apart: their table is small or reused (a lookup table, an
 index into a cached array), so its bytes are charged to the closest cache
 rather than to the working set's level. Non-temporal stores go to memory
-whatever the working set.
+whatever the working set. Rows of one array read at once (a 2-D stencil,
+origin.py) cost one row beyond L1.
 
 Accesses that cross a 64-byte line take two cache accesses: where an
 access starts in its line follows from where its array starts (the
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from ..asm import AsmFunction
 from ..cfg import Loop
 from ..classify import Info
+from .origin import origins
 
 _NONTEMPORAL = ("movnt", "vmovnt", "stnp")
 LINE = 64  # bytes in a cache line
@@ -151,9 +153,22 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
             loaded -= hi - lo
             gathered += hi - lo
             split_loaded -= (hi - lo) * split_fraction(_start((key, lo), line_offset), hi - lo)
-    unique = unplaced + sum(_covered(r) for r in streams.values())
-    return Traffic(loaded, unique, len(streams) + (1 if unplaced else 0), stored, stored_nt, gathered,
+    rows = _rows(streams, {} if arm else origins(fn, infos, lp.header))
+    unique = unplaced + sum(max(_covered(streams[key]) for key in keys) for keys in rows)
+    return Traffic(loaded, unique, len(rows) + (1 if unplaced else 0), stored, stored_nt, gathered,
                    len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored)
+
+
+def _rows(streams: dict[str, list], origin: dict[str, str]) -> list[list[str]]:
+    """The read streams grouped by array: streams with the same index and scale whose base
+    registers point into the same argument are rows of one array (a 2-D stencil's y-1, y, y+1):
+    beyond L1 one row a group is new each iteration, the others were read by the rows before."""
+    groups: dict[tuple, list[str]] = {}
+    for key in streams:
+        base, _, rest = key.partition(",")
+        arg = origin.get(base.lstrip("%")) if base.startswith("%") else None
+        groups.setdefault((arg, rest) if arg else (key,), []).append(key)
+    return list(groups.values())
 
 
 def inner_working_set(t: Traffic, working_set_bytes: int, elem_bytes: int = 4) -> int:
