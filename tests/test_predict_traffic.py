@@ -148,3 +148,19 @@ def test_origins_follow_copies_and_forget_other_writes():
     fn = parse(text, False)[0]
     got = origins(fn, [classifier(False)(ins) for ins in fn.instrs], fn.labels[".LBB0_1"])
     assert got == {"rsi": "rsi", "rdx": "rdx", "rcx": "rcx", "r8": "rdi", "r9": "rdi", "-16(%rsp)": "rdi"}
+
+
+def test_a_row_the_enclosing_loop_moves_on_comes_from_the_whole_working_set():
+    slow_l3 = MemoryModel(MEM.cache_bytes, {**MEM.bytes_per_cycle, "L3": 8.0}, 3.0, 12.0, source="fixed")
+    analysis, module = compile_source((ROOT / "bench/predict_kernels/calls_matmul.ea").read_bytes(), "mm.ea", ZEN3)
+    ws = 3 * 4 * 1024 * 1024  # three 1024 x 1024 f32 matrices: L3
+    ikj = predict_function(analysis, module, "matmul_ikj", working_set_bytes=ws, memory=slow_l3, alignment=64)
+    inner = [lp for lp in ikj.loops if lp.elements_per_iter == 8]
+    # The row of C stays in L1 (rows' working set); B's row is a new one every k: its 32 bytes an
+    # iteration come from L3, whole B being read once per i.
+    assert inner and all((lp.level.value, lp.limit.value, lp.cycles_per_iter) == ("L3", "L3", 32 / 8.0)
+                         for lp in inner)
+    assert all(lp.by_level["L1"] < 32 / 8.0 for lp in inner)
+    small = predict_function(analysis, module, "matmul_ikj", working_set_bytes=3 * 4 * 64 * 64, memory=slow_l3,
+                             alignment=64)
+    assert all(lp.level.value == "L1" for lp in small.loops if lp.elements_per_iter == 8)  # all of it in L1

@@ -24,6 +24,7 @@ from ..machine import Machine
 from ..model import FunctionReport
 from . import mca
 from .loop import body_for_model, predict_loop
+from .origin import advanced_by_parent
 from .memory import DEFAULT, NUMPY_ALIGNMENT, MemoryModel, line_offset, load_calibration
 from .model import LEVELS, FunctionPrediction, Limit, LoopPrediction, SizeRange
 
@@ -66,7 +67,7 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
             model = f"machine.py estimate, {why}"
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
                         None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm,
-                        alignment)
+                        alignment, advanced_by_parent(fn, lp, loops) if not arm else frozenset())
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source, alignment)

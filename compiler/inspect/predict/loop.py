@@ -34,11 +34,12 @@ def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
                  working_set_bytes: int | None, model: str, arm: bool = False,
-                 alignment: int = NUMPY_ALIGNMENT) -> LoopPrediction:
+                 alignment: int = NUMPY_ALIGNMENT, advancing: frozenset[str] = frozenset()) -> LoopPrediction:
     """`timing`: llvm-mca's figures for `body_for_model`; else `rough_core`
     (ports, latency) from the fallback estimate. `alignment`: the arrays start at a multiple of
-    this many bytes and no larger one (NumPy: 16; 64 or more: on a cache line)."""
-    traffic = loop_traffic(fn, infos, lp, arm, line_offset(alignment))
+    this many bytes and no larger one (NumPy: 16; 64 or more: on a cache line). `advancing`:
+    the registers the enclosing loop moves on (origin.advanced_by_parent)."""
+    traffic = loop_traffic(fn, infos, lp, arm, line_offset(alignment), advancing)
     calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
@@ -62,16 +63,25 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             limits[level] = Limit.PORTS
     # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
     # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
+    # But a row the enclosing loop moves on (ikj's row of B, a new one every k) is reused only
+    # after the whole array: its bytes come from the level of the whole working set.
+    whole = working_set_bytes
     if working_set_bytes and report.depth >= 2:
         working_set_bytes = inner_working_set(traffic, working_set_bytes)
     level = memory.level(working_set_bytes)
+    cycles, limit = by_level[level.value], limits[level]
+    if traffic.walking and whole and report.depth >= 2 and memory.level(whole) is not level:
+        far = memory.level(whole)
+        walk = traffic.walking / memory.bandwidth("read", far.value) + call_cycles
+        if walk > cycles:
+            cycles, limit, level = round(walk, 2), far, far
     at_header = sorted((not name.startswith((".LBB", "LBB")), name) for name, at in fn.labels.items() if at == lp.header)
     label = at_header[0][1] if at_header else None  # the block label, not a debug-info .Ltmp
     return LoopPrediction(
         function=fn.name, index=index, label=label, role=report.role, first_line=report.first_line,
         last_line=report.last_line, header_line=report.header_line,
-        elements_per_iter=report.elements_any, cycles_per_iter=by_level[level.value],
-        limit=limits[level], level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
+        elements_per_iter=report.elements_any, cycles_per_iter=cycles,
+        limit=limit, level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
         call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
         ranges=_ranges(limits, by_level, memory), calls=dict(calls), spills=report.spills, reloads=report.reloads,
         ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None)

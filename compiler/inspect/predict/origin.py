@@ -96,3 +96,24 @@ def _through(fn: AsmFunction, block: tuple[int, int], state: dict) -> dict:
         elif not m.startswith(_KEEPS) or not m.endswith("q"):
             where[reg] = None
     return {r: a for r, a in where.items() if a}
+
+
+def advanced_by_parent(fn: AsmFunction, lp, loops: list) -> frozenset[str]:
+    """The 64-bit registers the loop enclosing `lp` writes in its own body (not in the loops
+    nested in it): a stream based on one walks to new data every iteration of that loop (matmul
+    ikj's row of B, k by k), one based on another register is reused (the row of C)."""
+    inside = set(lp.instrs)
+    parents = [o for o in loops if o is not lp and inside < set(o.instrs)]
+    if not parents:
+        return frozenset()
+    parent = min(parents, key=lambda o: len(o.instrs))
+    nested = set().union(*(o.instrs for o in loops if o is not parent and set(o.instrs) < set(parent.instrs)))
+    out = set()
+    for i in parent.instrs:
+        ins = fn.instrs[i]
+        if i in nested or not ins.operands or ins.mnemonic.startswith(("cmp", "test", "j", "push")):
+            continue
+        reg = _reg64(ins.operands[-1])
+        if reg:
+            out.add(reg)
+    return frozenset(out)

@@ -47,6 +47,7 @@ class Traffic:
     streams: int = 0  # distinct streams, read or written
     split_loaded: float = 0.0  # bytes of loads (gathers apart) x the fraction of them that cross a line
     split_stored: float = 0.0  # the same for ordinary stores
+    walking: int = 0  # unique bytes of the read streams the enclosing loop moves on (origin.advanced_by_parent)
 
     @property
     def writes(self) -> bool:
@@ -111,9 +112,11 @@ def _start(where: tuple[str, int] | None, line_offset: int) -> int:
     return where[1] if "rip" in where[0] else line_offset + where[1]
 
 
-def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_offset: int = 0) -> Traffic:
+def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_offset: int = 0,
+                 advancing: frozenset[str] = frozenset()) -> Traffic:
     """The kernel's traffic along the loop's likely path (stack spills and calls left out), its
-    arrays starting `line_offset` bytes past a line."""
+    arrays starting `line_offset` bytes past a line; `advancing`: the base registers the
+    enclosing loop moves on."""
     loaded = stored = stored_nt = gathered = 0
     split_loaded = split_stored = 0.0
     streams: dict[str, list[tuple[int, int]]] = {}
@@ -155,8 +158,10 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
             split_loaded -= (hi - lo) * split_fraction(_start((key, lo), line_offset), hi - lo)
     rows = _rows(streams, {} if arm else origins(fn, infos, lp.header))
     unique = unplaced + sum(max(_covered(streams[key]) for key in keys) for keys in rows)
+    walking = sum(_covered(r) for key, r in streams.items()
+                  if key.startswith("%") and key.partition(",")[0].lstrip("%") in advancing and key not in written)
     return Traffic(loaded, unique, len(rows) + (1 if unplaced else 0), stored, stored_nt, gathered,
-                   len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored)
+                   len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored, walking)
 
 
 def _rows(streams: dict[str, list], origin: dict[str, str]) -> list[list[str]]:
