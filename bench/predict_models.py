@@ -105,8 +105,8 @@ def predictions(path: str, name: str, opts: Options, ws: int, memory):
     out = {}
     for model, binary in MODELS.items():
         os.environ["EA_LLVM_MCA"] = binary
-        fr = next(f for f in inspect_module(analysis, module, predict=True, working_set_bytes=ws,
-                                             memory=memory).functions if f.name == name)
+        fr = next(f for f in inspect_module(analysis, module, predict=True, working_set_bytes=ws,  # place(): on a line
+                                             memory=memory, alignment=64).functions if f.name == name)
         lp = fr.prediction.loops[fr.loops.index(fr.main_loop)]
         out[model] = (lp.cycles_per_iter, lp.elements_per_iter, lp.limit.value)
         if model == next(iter(MODELS)) and os.environ.get("OSACA_PATH"):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ea_compiler.build import compile_source
-from ea_compiler.inspect import inspect, predict_function, render_text
+from ea_compiler.inspect import clear_report_cache, inspect, predict_function, render_text
 from ea_compiler.inspect.predict import Limit, MemoryModel, mca
 from ea_compiler.options import Options
 
@@ -61,7 +61,7 @@ def test_softmax_names_the_calls_not_vectorisation_or_memory():
     report = inspect(SOFTMAX, "softmax.ea", ZEN3, predict=True, memory=MEM)
     text = render_text(report)
     assert _prediction_block(text) == [
-        f"  predicted: {MODEL} znver3; memory fixed",
+        f"  predicted: {MODEL} znver3; memory fixed; arrays 16-byte aligned (NumPy)",
         "    loop 1 main (8 elements): calls 114.36 c/iter at every size",
         "      per iteration: calls expf x8 (96 cycles); 11 spills and 17 reloads (stack traffic, not the kernel's)",
         "    loop 2 tail (1 element): calls 15.55 c/iter at every size",
@@ -97,8 +97,8 @@ def test_softmax_runs(tmp_path):
 @needs_mca
 def test_dot_binding_limit_depends_on_the_working_set():
     analysis, module = compile_source((ROOT / "examples/dot.ea").read_bytes(), "dot.ea", ZEN3)
-    l1 = predict_function(analysis, module, "dot", working_set_bytes=16 << 10, memory=MEM).main
-    dram = predict_function(analysis, module, "dot", working_set_bytes=128 << 20, memory=MEM).main
+    l1 = predict_function(analysis, module, "dot", working_set_bytes=16 << 10, memory=MEM, alignment=64).main
+    dram = predict_function(analysis, module, "dot", working_set_bytes=128 << 20, memory=MEM, alignment=64).main
     assert (l1.limit, l1.level, l1.cycles_per_iter) == (Limit.PORTS, Limit.L1, 4.07)
     assert (dram.limit, dram.level, dram.cycles_per_iter) == (Limit.DRAM, Limit.DRAM, 64.0)
     assert l1.elements_per_iter == 32 and l1.bytes_per_iter == 256 and l1.label == ".LBB0_2"
@@ -108,10 +108,24 @@ def test_dot_binding_limit_depends_on_the_working_set():
         ("L3", (512 << 10) + 1, 32 << 20, 16.0), ("DRAM", (32 << 20) + 1, None, 64.0)]
     assert l1.ports["Zn3Load"] == 8.0  # eight 32-byte loads per iteration on Zen 3's load pipes
     report = inspect((ROOT / "examples/dot.ea").read_text(), "dot.ea", ZEN3, predict=True,
-                     working_set_bytes=128 << 20, memory=MEM)
+                     working_set_bytes=128 << 20, memory=MEM, alignment=64)
     assert _prediction_block(render_text(report))[1] == (
         "    loop 1 main (32 elements): 64 c/iter at 128M (DRAM bandwidth); ports 4.07 c/iter up to 32K, "
         "L2 bandwidth 8 to 512K, L3 bandwidth 16 to 32M, DRAM bandwidth 64 beyond 32M")
+
+
+@needs_mca
+def test_numpy_placement_splits_half_the_loads_of_dot():
+    analysis, module = compile_source((ROOT / "examples/dot.ea").read_bytes(), "dot.ea", ZEN3)
+    numpy = predict_function(analysis, module, "dot", working_set_bytes=16 << 10, memory=MEM).main
+    # Arrays 16 bytes past a line: half of the eight 32-byte loads cross a line; two read streams in
+    # L1 take SPLIT_RATIOS["read2"]["L1"] (1.5) times as long as on a line: 256 / 64 x 1.5.
+    assert (numpy.limit, numpy.cycles_per_iter) == (Limit.L1, 6.0)
+    assert numpy.by_level["L2"] == 8.0  # a line moves whole beyond L1
+    on32 = predict_function(analysis, module, "dot", working_set_bytes=16 << 10, memory=MEM, alignment=32).main
+    assert on32.cycles_per_iter == 4.07  # 32-byte loads 32 bytes past a line cross none
+    report = inspect((ROOT / "examples/dot.ea").read_text(), "dot.ea", ZEN3, predict=True, memory=MEM)
+    assert report.functions[0].prediction.to_json()["alignment"] == 16
 
 
 @needs_mca
@@ -161,12 +175,14 @@ def test_calls_are_named_by_the_classifier():
 
 def test_rough_fallback_without_llvm_mca(monkeypatch):
     monkeypatch.setenv("EA_LLVM_MCA", "none")
+    clear_report_cache()  # a report of the same text made with llvm-mca may be cached
     report = inspect((ROOT / "examples/dot.ea").read_text(), "dot.ea", ZEN3, predict=True, memory=MEM)
     fp = report.functions[0].prediction
     assert fp.rough and all(lp.rough for lp in fp.loops)
     block = _prediction_block(render_text(report))
-    assert block[0] == "  predicted (rough): machine.py estimate, llvm-mca disabled by EA_LLVM_MCA=none; memory fixed"
-    assert block[1] == ("    loop 1 main (32 elements): ports 4 c/iter up to 32K, L2 bandwidth 8 to 512K, "
+    assert block[0] == ("  predicted (rough): machine.py estimate, llvm-mca disabled by EA_LLVM_MCA=none; memory fixed; "
+                        "arrays 16-byte aligned (NumPy)")
+    assert block[1] == ("    loop 1 main (32 elements): L1 bandwidth 6 c/iter up to 32K, L2 bandwidth 8 to 512K, "
                         "L3 bandwidth 16 to 32M, DRAM bandwidth 64 beyond 32M (rough)")
     assert all(ln.endswith("(rough)") for ln in block[1:])
 

@@ -37,8 +37,9 @@ def test_inspect_prints_predictions(capsys):
     assert code == 0 and err == ""
     lines = out.splitlines()
     k = next(k for k, ln in enumerate(lines) if ln.startswith("  predicted"))
-    assert lines[k] == f"  predicted: {mca.available()[1]} znver3; memory default (not calibrated)"
-    assert lines[k + 1].startswith("    loop 1 main (32 elements): ports ")
+    assert lines[k] == (f"  predicted: {mca.available()[1]} znver3; memory default (not calibrated); "
+                        "arrays 16-byte aligned (NumPy)")
+    assert lines[k + 1].startswith("    loop 1 main (32 elements): L1 bandwidth 6 c/iter ")
     assert lines[k - 1] == ""
 
 
@@ -46,13 +47,30 @@ def test_inspect_prints_predictions(capsys):
 def test_working_set_picks_the_level(capsys):
     _, small, _ = run(["inspect", DOT, "--target=znver3", "--working-set=16K"], capsys)
     _, large, _ = run(["inspect", DOT, "--target=znver3", "--working-set", "128M"], capsys)
-    assert "c/iter at 16K (ports)" in small
+    assert "c/iter at 16K (L1 bandwidth)" in small
     assert "c/iter at 128M (DRAM bandwidth)" in large
 
 
 def test_no_predict_leaves_it_out(capsys):
     code, out, _ = run(["inspect", DOT, "--target=znver3", "--no-predict"], capsys)
     assert code == 0 and "predicted" not in out and "loop  role" in out
+
+
+def test_alignment_option(capsys, monkeypatch):
+    monkeypatch.setenv("EA_LLVM_MCA", "none")  # the rough figures: the same with or without llvm-mca
+    _, numpy, _ = run(["inspect", DOT, "--target=znver3"], capsys)
+    _, lined, _ = run(["inspect", DOT, "--target=znver3", "--alignment=64"], capsys)
+    _, spaced, _ = run(["inspect", DOT, "--target=znver3", "--alignment", "64"], capsys)
+    assert "; arrays 16-byte aligned (NumPy)" in numpy and "; arrays on a cache line" in lined
+    assert "loop 1 main (32 elements): L1 bandwidth 6 c/iter up to 32K" in numpy  # 256 B / 64 x 1.5
+    assert "loop 1 main (32 elements): ports 4 c/iter up to 32K" in lined and spaced == lined
+
+
+@pytest.mark.parametrize("value", ["24", "0", "x"])
+def test_bad_alignment(capsys, value):
+    code, out, err = run(["inspect", DOT, f"--alignment={value}"], capsys)
+    assert code == 1 and out == ""
+    assert err == f"error: --alignment takes a power of two in bytes, e.g. --alignment=64 (got '{value}')\n"
 
 
 def test_bad_working_set(capsys):
@@ -63,9 +81,9 @@ def test_bad_working_set(capsys):
 
 def test_json_has_the_prediction(capsys, monkeypatch):
     monkeypatch.setenv("EA_LLVM_MCA", "none")  # the rough figures: the same with or without llvm-mca
-    _, out, _ = run(["inspect", DOT, "--target=znver3", "--json", "--working-set=128M"], capsys)
+    _, out, _ = run(["inspect", DOT, "--target=znver3", "--json", "--working-set=128M", "--alignment=64"], capsys)
     fp = json.loads(out)["functions"][0]["prediction"]
-    assert fp["rough"] is True and fp["working_set_bytes"] == 128 << 20
+    assert fp["rough"] is True and fp["working_set_bytes"] == 128 << 20 and fp["alignment"] == 64
     assert fp["memory"] == "default (not calibrated)"
     main_loop = fp["loops"][0]
     assert (main_loop["role"], main_loop["limit"], main_loop["level"]) == ("main", "DRAM", "DRAM")

@@ -120,3 +120,47 @@ def test_calibration_kernels_compute_what_they_say():
     out = np.zeros_like(x)
     k.expmap(x, out)
     np.testing.assert_allclose(out, np.exp(x), rtol=1e-6)
+
+
+def test_rows_of_a_2d_stencil_come_from_memory_once():
+    from ea_compiler.inspect.asm import parse
+    from ea_compiler.inspect.classify import classifier
+    from ea_compiler.inspect.predict.origin import origins
+    analysis, module = compile_source((ROOT / "examples/sobel.ea").read_bytes(), "sobel.ea", ZEN3)
+    fp = predict_function(analysis, module, "sobel", working_set_bytes=1 << 28, memory=MEM, alignment=64)
+    main = next(lp for lp in fp.loops if lp.elements_per_iter == 8)
+    # Rows y-1, y, y+1 of img (three base registers, all from the first argument) at -8..+32 bytes
+    # each: one row (40 bytes) is new from memory; the store (32) makes a read and a write stream.
+    assert main.by_level["DRAM"] == round(max(main.latency_cycles, (40 + 32) / (4.0 * RATIOS["copy"]["DRAM"])), 2)
+    fn = next(f for f in parse(module.asm(), False) if f.name == "sobel")
+    infos = [classifier(False)(ins) for ins in fn.instrs]
+    bases = origins(fn, infos, fn.labels[main.label])
+    assert {bases[r] for r in ("r12", "r14", "r15")} == {"rdi"} and bases["r13"] == "rsi"
+
+
+def test_origins_follow_copies_and_forget_other_writes():
+    from ea_compiler.inspect.asm import parse
+    from ea_compiler.inspect.classify import classifier
+    from ea_compiler.inspect.predict.origin import origins
+    text = "\n".join(["\t.type\tf,@function", "f:", "\tleaq\t64(%rdi,%rdx,4), %r8", "\tmovq\t%r8, -16(%rsp)", "\tmovq\t-16(%rsp), %r9",
+                      "\tmovq\t%rsi, %r10", "\timulq\t%rdx, %r10", "\tmovl\t%ecx, %edi", "\taddq\t$32, %rsi",
+                      ".LBB0_1:", "\tvmovups\t(%r9), %ymm0", "\tjmp\t.LBB0_1", ""])
+    fn = parse(text, False)[0]
+    got = origins(fn, [classifier(False)(ins) for ins in fn.instrs], fn.labels[".LBB0_1"])
+    assert got == {"rsi": "rsi", "rdx": "rdx", "rcx": "rcx", "r8": "rdi", "r9": "rdi", "-16(%rsp)": "rdi"}
+
+
+def test_a_row_the_enclosing_loop_moves_on_comes_from_the_whole_working_set():
+    slow_l3 = MemoryModel(MEM.cache_bytes, {**MEM.bytes_per_cycle, "L3": 8.0}, 3.0, 12.0, source="fixed")
+    analysis, module = compile_source((ROOT / "bench/predict_kernels/calls_matmul.ea").read_bytes(), "mm.ea", ZEN3)
+    ws = 3 * 4 * 1024 * 1024  # three 1024 x 1024 f32 matrices: L3
+    ikj = predict_function(analysis, module, "matmul_ikj", working_set_bytes=ws, memory=slow_l3, alignment=64)
+    inner = [lp for lp in ikj.loops if lp.elements_per_iter == 8]
+    # The row of C stays in L1 (rows' working set); B's row is a new one every k: its 32 bytes an
+    # iteration come from L3, whole B being read once per i.
+    assert inner and all((lp.level.value, lp.limit.value, lp.cycles_per_iter) == ("L3", "L3", 32 / 8.0)
+                         for lp in inner)
+    assert all(lp.by_level["L1"] < 32 / 8.0 for lp in inner)
+    small = predict_function(analysis, module, "matmul_ikj", working_set_bytes=3 * 4 * 64 * 64, memory=slow_l3,
+                             alignment=64)
+    assert all(lp.level.value == "L1" for lp in small.loops if lp.elements_per_iter == 8)  # all of it in L1

@@ -9,7 +9,9 @@ seconds) and cached per CPU (predict/memory.py says where).
   half of L2, a quarter of L3, and four times L3 (DRAM), in bytes per cycle;
   and at the same working sets, split over the streams, the patterns of
   MemoryModel.patterns: two reads (`read2`), a read and a write (`copy1`),
-  two reads and a write (`or2`), bytes read and written counted once;
+  two reads and a write (`or2`), bytes read and written counted once; and
+  each of these with the arrays 16 bytes past a cache line (`read@16`, ...:
+  half of the 32-byte accesses cross a line, as with NumPy's arrays);
 * a libm call: `expmap` (one `expf` per element), its measured cycles per
   iteration less the model's cycles for the rest of the loop, per call.
 
@@ -42,15 +44,17 @@ def _fastest_ns(fn, seconds: float, cancel) -> float:
 
 def _bandwidths(k, ws: int, reps: int, rng, cancel) -> dict[str, float]:
     """Bytes per nanosecond of each pattern (readsum and PATTERNS) over arrays of ws bytes in
-    all (aligned, ea_compiler.bench.inputs.place), timed in alternating turns so a busy spell
-    on the machine lands on all of them."""
+    all (on a cache line, ea_compiler.bench.inputs.place, and SPLIT_OFFSET bytes past one:
+    `<name>@16`), timed in alternating turns so a busy spell on the machine lands on all of them."""
+    from ..inspect.predict.memory import SPLIT_OFFSET
     calls, moved = {}, {}
     for name, (fn, reads, writes) in {"read": ("readsum", 1, 0), **PATTERNS}.items():
         streams = reads + writes
         n = ws // 4 // streams // 64 * 64
-        arrays = place([rng.integers(0, 1 << 31, n, dtype=np.int32) for _ in range(streams)])
-        calls[name] = (lambda f, a: lambda: f(*a, reps))(getattr(k, fn), arrays)
-        moved[name] = 4 * n * streams * reps
+        values = [rng.integers(0, 1 << 31, n, dtype=np.int32) for _ in range(streams)]
+        for key, offset in ((name, 0), (f"{name}@{SPLIT_OFFSET}", SPLIT_OFFSET)):
+            calls[key] = (lambda f, a: lambda: f(*a, reps))(getattr(k, fn), place(values, offset))
+            moved[key] = 4 * n * streams * reps
     stats = measure(calls, Budget(seconds=0.4, min_samples=5, max_samples=80, sample_ns=1e6, warmup_ns=5e6,
                                   cpu_time=True), cancel)
     return {name: moved[name] / stats[name].p10_ns for name in calls}
@@ -73,7 +77,7 @@ def _loop_model(options: Options, name: str):
     from ..inspect import inspect
     from ..inspect.predict.memory import DEFAULT, MemoryModel
     free_calls = MemoryModel(DEFAULT.cache_bytes, DEFAULT.bytes_per_cycle, DEFAULT.ghz, 0.0, "calibration")
-    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=free_calls)
+    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=free_calls, alignment=64)
     fr = next(f for f in report.functions if f.name == name)
     k = fr.loops.index(fr.main_loop)
     return fr.prediction.loops[k], fr.main_loop.mix, fr.prediction.rough
@@ -109,14 +113,14 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     sizes = host_cache_sizes()
     rng = np.random.default_rng(7)
     bpc: dict[str, float] = {}
-    patterns: dict[str, dict[str, float]] = {name: {} for name in PATTERNS}
+    patterns: dict[str, dict[str, float]] = {}
     for level, ws in (("L1", sizes["L1"] // 2), ("L2", sizes["L2"] // 2), ("L3", sizes["L3"] // 4),
                       ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
         reps = max(1, (8 << 20) // ws)  # about 8 MB moved per call
         got = {name: round(gbs / ghz, 2) for name, gbs in _bandwidths(k, ws, reps, rng, cancel).items()}
         bpc[level] = got.pop("read")
         for name, value in got.items():
-            patterns[name][level] = value
+            patterns.setdefault(name, {})[level] = value
         tell(f"{level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
              + ", ".join(f"{name} {value:.1f}" for name, value in got.items()))
 

@@ -41,9 +41,11 @@ def source_hash(data: bytes) -> str:
 
 
 def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None, quick: bool = False,
-               cancel: threading.Event | None = None) -> CycleReport:
+               cancel: threading.Event | None = None, alignment: int = 64) -> CycleReport:
     """Measure each chosen bench's function at its L1 and DRAM sizes and pair the figures with the
-    prediction. Raises BenchError when the kernel does not compile or cannot run here."""
+    prediction, the arrays aligned to `alignment` bytes (64: on a cache line; 16: where NumPy's
+    large arrays start). Raises BenchError when the kernel does not compile or cannot run here."""
+    from ..inspect.predict import line_offset
     from ..inspect import InspectError, inspect
     from ..loader import CompileError, load
     from .predicted_side import fill_prediction
@@ -72,7 +74,9 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
                                    "(set `loop_step` in the suite)")
             continue
         try:
-            rows = measure_cycles(kernel, spec, step, report.ghz, budget, cancel)
+            rows = measure_cycles(kernel, spec, step, report.ghz, budget, cancel, line_offset(alignment))
+            for row in rows:
+                row.alignment = alignment
         except BenchError as err:
             report.problems.append(f"{spec.name}: {err}")
             continue

@@ -26,15 +26,16 @@ def loop_elements(spec: BenchSpec, n: int) -> float:
     return float(value)
 
 
-def _checked_call(kernel, spec: BenchSpec, n: int):
-    """A call of the bench's function at n with its arguments, after checking its result."""
+def _checked_call(kernel, spec: BenchSpec, n: int, line_offset: int = 0):
+    """A call of the bench's function at n with its arguments (starting `line_offset` bytes past a
+    cache line), after checking its result."""
     fn = getattr(kernel, spec.function, None)
     if fn is None:
         raise BenchError(f"the kernel has no exported function '{spec.function}'")
     structs = {name: np.dtype(value) for name, value in vars(kernel).items()
                if isinstance(value, type) and issubclass(value, ctypes.Structure)}
     env = bench_namespace(spec, n)
-    args = make_args(spec, n, structs, env)
+    args = make_args(spec, n, structs, env, line_offset)
     env.update(copy_args(args))
     expected = evaluate(spec.reference, env, f"[[bench]] {spec.name}: reference")
     try:
@@ -48,17 +49,19 @@ def _checked_call(kernel, spec: BenchSpec, n: int):
 
 
 def time_calls(kernel, spec: BenchSpec, sizes: list[int], budget: Budget,
-               cancel: threading.Event | None = None) -> list[float]:
+               cancel: threading.Event | None = None, line_offset: int = 0) -> list[float]:
     """ns of one call at each size (10th percentile: the samples other processes disturbed
     least), the sizes timed in alternating turns so a busy spell lands on all of them."""
-    calls = {str(n): _checked_call(kernel, spec, n) for n in sizes}
+    calls = {str(n): _checked_call(kernel, spec, n, line_offset) for n in sizes}
     stats = measure(calls, budget, cancel)
     return [stats[str(n)].p10_ns for n in sizes]
 
 
 def measure_cycles(kernel, spec: BenchSpec, elements_per_iteration: int, ghz: float,
-                   budget: Budget | None = None, cancel: threading.Event | None = None) -> list[CycleMeasurement]:
-    """The L1 and DRAM measurements of one bench's function (unpredicted)."""
+                   budget: Budget | None = None, cancel: threading.Event | None = None,
+                   line_offset: int = 0) -> list[CycleMeasurement]:
+    """The L1 and DRAM measurements of one bench's function (unpredicted), its arrays
+    `line_offset` bytes past a cache line."""
     budget = budget or Budget(seconds=0.3, cpu_time=True)
     epi = elements_per_iteration
     sizes = choose(spec, epi)
@@ -66,7 +69,7 @@ def measure_cycles(kernel, spec: BenchSpec, elements_per_iteration: int, ghz: fl
     l1_cpi = None
     if "L1" in sizes:
         small, large = sizes["L1"]
-        t_small, t_large = time_calls(kernel, spec, [small, large], budget, cancel)
+        t_small, t_large = time_calls(kernel, spec, [small, large], budget, cancel, line_offset)
         l1_cpi = slope((loop_elements(spec, small), t_small), (loop_elements(spec, large), t_large), ghz, epi)
         note = "" if l1_cpi > 0 else "the larger size was not slower: too noisy to measure"
         out.append(CycleMeasurement(spec.function, "L1", large, working_set(spec, large), epi,
@@ -82,7 +85,7 @@ def measure_cycles(kernel, spec: BenchSpec, elements_per_iteration: int, ghz: fl
             dram_budget = Budget(seconds=budget.seconds, min_samples=3, max_samples=15, sample_ns=1.0,
                                  cpu_time=budget.cpu_time,
                                  warmup_ns=0.0)
-            (ns,) = time_calls(kernel, spec, [n], dram_budget, cancel)
+            (ns,) = time_calls(kernel, spec, [n], dram_budget, cancel, line_offset)
             row.cycles_per_iter = per_call(ns, ghz, loop_elements(spec, n), epi)
         out.append(row)
     return out

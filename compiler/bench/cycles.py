@@ -25,6 +25,7 @@ class CycleMeasurement:
     limit: str | None = None  # what the model says binds, e.g. "load ports", "DRAM bandwidth"
     predicted_by: str | None = None  # the model, e.g. "llvm-mca znver3" or "rough"
     note: str = ""
+    alignment: int = 64  # the arrays started at a multiple of this many bytes (64: on a cache line)
 
     @property
     def error(self) -> float | None:

@@ -3,7 +3,10 @@
 Arrays are placed 64-byte aligned with their start addresses spread over
 the 4 KiB page offset: where arrays sit relative to each other modulo 4 KiB
 changes the speed of streaming kernels by up to 2x (4K aliasing between
-loads and stores), so it is fixed instead of left to the allocator."""
+loads and stores), so it is fixed instead of left to the allocator. So is
+where they start in a cache line (`line_offset`, default 0): 16 bytes past
+one, where NumPy puts its large arrays, half of the 32-byte accesses cross
+a line and L1-bound loops run up to 2x slower."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,10 +27,11 @@ def bench_namespace(spec: BenchSpec, size) -> dict:
 
 
 def make_args(spec: BenchSpec, size, structs: dict[str, np.dtype] | None = None,
-              env: dict | None = None) -> dict:
+              env: dict | None = None, line_offset: int = 0) -> dict:
     """Fresh arguments, in the suite's order; the same seed gives the same values.
     `structs` resolves struct dtype names (the kernel's ctypes structures); `env`
-    is the bench's namespace when the caller already has it (not modified)."""
+    is the bench's namespace when the caller already has it (not modified); the arrays
+    start `line_offset` bytes past a cache line (place)."""
     env = dict(env) if env is not None else bench_namespace(spec, size)
     out: dict = {}
     arrays = []
@@ -43,7 +47,7 @@ def make_args(spec: BenchSpec, size, structs: dict[str, np.dtype] | None = None,
             value = arg
         out[name] = value
         env[name] = value
-    for name, placed in zip(arrays, place([out[a] for a in arrays])):
+    for name, placed in zip(arrays, place([out[a] for a in arrays], line_offset)):
         out[name] = placed
     return out
 
@@ -105,14 +109,17 @@ def _values(arg: ArraySpec, rng, shape, where: str) -> np.ndarray:
     return rng.uniform(lo, hi, shape).astype(dt)
 
 
-def place(arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """Copies of `arrays` in one aligned arena, starts spread over the page offset."""
+def place(arrays: list[np.ndarray], line_offset: int = 0) -> list[np.ndarray]:
+    """Copies of `arrays` in one aligned arena, starts spread over the page offset, each
+    `line_offset` bytes past a 64-byte line (0: on a line; 16: where NumPy's large arrays start)."""
+    if not 0 <= line_offset < 64 or line_offset % 16:
+        raise ValueError(f"line_offset must be 0, 16, 32 or 48, not {line_offset}")
     if not arrays:
         return []
     spacing = 4096 // len(arrays) // 64 * 64
     starts, end = [], 0
     for j, a in enumerate(arrays):
-        start = -(-end // 4096) * 4096 + j * spacing
+        start = -(-end // 4096) * 4096 + j * spacing + line_offset
         starts.append(start)
         end = start + a.nbytes
     arena = np.empty(end + 4096, np.uint8)

@@ -16,11 +16,13 @@ def limit_text(limit: str) -> str:
 def fill_prediction(rows: list[CycleMeasurement], analysis, module, function: str, index: int) -> None:
     """Set `predicted`, `limit` and `predicted_by` of each measured row of `function`'s loop
     number `index` (0-based, in inspect's order; `analysis, module` =
-    ea_compiler.build.compile_source of the kernel measured)."""
+    ea_compiler.build.compile_source of the kernel measured), at the row's working set and
+    the alignment its arrays had."""
     from ..inspect import predict_function
     for row in rows:
         try:
-            fp = predict_function(analysis, module, function, working_set_bytes=row.working_set)
+            fp = predict_function(analysis, module, function, working_set_bytes=row.working_set,
+                                  alignment=row.alignment)
         except KeyError:
             return
         if index >= len(fp.loops):

@@ -34,7 +34,7 @@ from .hints import hints_for
 from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
-from .predict import FunctionPrediction, MemoryModel, memory_for, predict_loops
+from .predict import NUMPY_ALIGNMENT, FunctionPrediction, MemoryModel, memory_for, predict_loops
 from .render import render_text
 from .runtime import masked_expansions, module_paths
 from .source import source_facts
@@ -54,13 +54,14 @@ class InspectError(Exception):
 
 def inspect(text: str | bytes, path: str = "<input>", options: Options | None = None,
             bandwidth_gbs: float | None = None, predict: bool = False,
-            working_set_bytes: int | None = None, memory=None) -> InspectReport:
+            working_set_bytes: int | None = None, memory=None, alignment: int = NUMPY_ALIGNMENT) -> InspectReport:
     """`predict`: each function's `prediction` (predict/), at `working_set_bytes`
-    with `memory` (a predict.MemoryModel; default: the host's calibration)."""
+    with `memory` (a predict.MemoryModel; default: the host's calibration), the arrays
+    aligned to `alignment` bytes (NumPy's 16 by default; 64: on a cache line)."""
     options = options or Options()
     data = text.encode() if isinstance(text, str) else text
     key = (hashlib.blake2b(data, digest_size=16).digest(), path, options.key(), bandwidth_gbs, predict,
-           working_set_bytes, repr(memory))
+           working_set_bytes, repr(memory), alignment)
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
@@ -69,7 +70,7 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
     if module is None:
         raise InspectError(analysis.errors or analysis.diagnostics, analysis)
     report = inspect_module(analysis, module, bandwidth_gbs, predict=predict, working_set_bytes=working_set_bytes,
-                            memory=memory)
+                            memory=memory, alignment=alignment)
     _CACHE[key] = report
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -78,7 +79,8 @@ def inspect(text: str | bytes, path: str = "<input>", options: Options | None = 
 
 def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_gbs: float | None = None,
                    asm: str | None = None, names=None, paths=None, predict: bool = False,
-                   working_set_bytes: int | None = None, memory=None) -> InspectReport:
+                   working_set_bytes: int | None = None, memory=None,
+                   alignment: int = NUMPY_ALIGNMENT) -> InspectReport:
     """The report of a module compiled from `analysis` (for its options);
     `asm` is `module.asm()` when the caller already has it. With `names`
     (a module of those functions and their callees, `compile_functions`),
@@ -114,7 +116,8 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
         report.runtime_paths = sorted(found, key=lambda p: (p.line or 0, p.source))
         report.hints = hints_for(report, func, fn, infos, loops, machine, arm, analysis.decisions, facts)
         if predict:
-            report.prediction = predict_loops(fn, infos, loops, report, options, machine, memory, working_set_bytes)
+            report.prediction = predict_loops(fn, infos, loops, report, options, machine, memory, working_set_bytes,
+                                              alignment)
         reports.append(report)
     if names is not None:
         return InspectReport(analysis.path, describe_target(options), reports)
@@ -145,10 +148,11 @@ def inlined_report(func: A.Func, reports: list[FunctionReport]) -> FunctionRepor
 
 
 def predict_function(analysis: Analysis, module, name: str, working_set_bytes: int | None = None,
-                     memory: MemoryModel | None = None) -> FunctionPrediction:
-    """The prediction for function `name` of a compiled module (ea_compiler.build)."""
+                     memory: MemoryModel | None = None, alignment: int = NUMPY_ALIGNMENT) -> FunctionPrediction:
+    """The prediction for function `name` of a compiled module (ea_compiler.build), its arrays
+    aligned to `alignment` bytes (NumPy's 16 by default; 64: on a cache line)."""
     report = inspect_module(analysis, module, names=[name], predict=True, working_set_bytes=working_set_bytes,
-                            memory=memory)
+                            memory=memory, alignment=alignment)
     found = next((f for f in report.functions if f.name == name), None)
     if found is None or found.prediction is None:
         raise KeyError(f"no machine code for function '{name}'")

@@ -98,11 +98,13 @@ def limit_text(limit) -> str:
 
 def prediction_lines(fp) -> list[str]:
     """The predicted cycles per iteration of each loop and where each limit applies:
-      predicted (llvm-mca 14 znver3; memory default (not calibrated)):
+      predicted: llvm-mca 14 znver3; memory default (not calibrated); arrays 16-byte aligned (NumPy)
         loop 1 main: ports 4.07 c/iter up to 32K, L2 bandwidth 8 to 512K, ..., DRAM bandwidth 51.2 beyond
     """
     rough = " (rough)" if fp.rough else ""
-    out = [f"  predicted{rough}: {fp.model}; memory {fp.memory}"]
+    where = "on a cache line" if fp.alignment >= 64 else f"{fp.alignment}-byte aligned"
+    numpy = " (NumPy)" if fp.alignment == 16 else ""
+    out = [f"  predicted{rough}: {fp.model}; memory {fp.memory}; arrays {where}{numpy}"]
     for lp in fp.loops:
         spans = []
         for k, r in enumerate(lp.ranges):

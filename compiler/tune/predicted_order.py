@@ -36,8 +36,9 @@ def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSp
         analysis, module = compile_source(text.encode(), path, options)
         if module is None:
             return None
+        # alignment 64: the tuner times its candidates on arrays placed on a cache line (bench.inputs.make_args)
         report = inspect_module(analysis, module, names=[function], predict=True,
-                                working_set_bytes=working_set(spec, n))
+                                working_set_bytes=working_set(spec, n), alignment=64)
         fn = next(f for f in report.functions if f.name == function)
         index = hot_loop(fn)
         if index is None or fn.prediction is None or index >= len(fn.prediction.loops):

@@ -24,7 +24,8 @@ from ..machine import Machine
 from ..model import FunctionReport
 from . import mca
 from .loop import body_for_model, predict_loop
-from .memory import DEFAULT, MemoryModel, load_calibration
+from .origin import advanced_by_parent
+from .memory import DEFAULT, NUMPY_ALIGNMENT, MemoryModel, line_offset, load_calibration
 from .model import LEVELS, FunctionPrediction, Limit, LoopPrediction, SizeRange
 
 
@@ -51,8 +52,9 @@ def _host_is_x86() -> bool:
 
 def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report: FunctionReport,
                   options: Options, machine: Machine, memory: MemoryModel,
-                  working_set_bytes: int | None = None) -> FunctionPrediction:
-    """Predictions for the loops `analyse` reported on (report.loops, same order as `loops`)."""
+                  working_set_bytes: int | None = None, alignment: int = NUMPY_ALIGNMENT) -> FunctionPrediction:
+    """Predictions for the loops `analyse` reported on (report.loops, same order as `loops`), the
+    arrays aligned to `alignment` bytes (memory.line_offset)."""
     arm = options.is_arm
     cpu = cpu_and_features(options)[0]
     timings, why, model = None, None, ""
@@ -64,10 +66,11 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
             why = str(e)
             model = f"machine.py estimate, {why}"
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
-                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm)
+                        None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm,
+                        alignment, advanced_by_parent(fn, lp, loops) if not arm else frozenset())
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
-                              memory.source)
+                              memory.source, alignment)
 
 
 def _rough_core(rep, machine: Machine) -> tuple[float, float]:
@@ -78,5 +81,5 @@ def _rough_core(rep, machine: Machine) -> tuple[float, float]:
     return round(ports, 2), float(rep.cycles.get("latency", 0.0))
 
 
-__all__ = ["DEFAULT", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "SizeRange",
-           "load_calibration", "memory_for", "predict_loops"]
+__all__ = ["DEFAULT", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "NUMPY_ALIGNMENT",
+           "SizeRange", "line_offset", "load_calibration", "memory_for", "predict_loops"]

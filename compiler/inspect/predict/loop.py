@@ -18,10 +18,11 @@ from ..cfg import Loop
 from ..classify import Info
 from ..model import LoopReport
 from .mca import BlockTiming
-from .memory import MemoryModel
+from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
 from .traffic import Traffic, inner_working_set, loop_traffic
 
+SPLIT_RATE = 0.5  # of the calibration's accesses that cross a line (split_ratio's measurement)
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
 
 
@@ -32,10 +33,13 @@ def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
 
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
-                 working_set_bytes: int | None, model: str, arm: bool = False) -> LoopPrediction:
+                 working_set_bytes: int | None, model: str, arm: bool = False,
+                 alignment: int = NUMPY_ALIGNMENT, advancing: frozenset[str] = frozenset()) -> LoopPrediction:
     """`timing`: llvm-mca's figures for `body_for_model`; else `rough_core`
-    (ports, latency) from the fallback estimate."""
-    traffic = loop_traffic(fn, infos, lp, arm)
+    (ports, latency) from the fallback estimate. `alignment`: the arrays start at a multiple of
+    this many bytes and no larger one (NumPy: 16; 64 or more: on a cache line). `advancing`:
+    the registers the enclosing loop moves on (origin.advanced_by_parent)."""
+    traffic = loop_traffic(fn, infos, lp, arm, line_offset(alignment), advancing)
     calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
@@ -59,16 +63,25 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             limits[level] = Limit.PORTS
     # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
     # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
+    # But a row the enclosing loop moves on (ikj's row of B, a new one every k) is reused only
+    # after the whole array: its bytes come from the level of the whole working set.
+    whole = working_set_bytes
     if working_set_bytes and report.depth >= 2:
         working_set_bytes = inner_working_set(traffic, working_set_bytes)
     level = memory.level(working_set_bytes)
+    cycles, limit = by_level[level.value], limits[level]
+    if traffic.walking and whole and report.depth >= 2 and memory.level(whole) is not level:
+        far = memory.level(whole)
+        walk = traffic.walking / memory.bandwidth("read", far.value) + call_cycles
+        if walk > cycles:
+            cycles, limit, level = round(walk, 2), far, far
     at_header = sorted((not name.startswith((".LBB", "LBB")), name) for name, at in fn.labels.items() if at == lp.header)
     label = at_header[0][1] if at_header else None  # the block label, not a debug-info .Ltmp
     return LoopPrediction(
         function=fn.name, index=index, label=label, role=report.role, first_line=report.first_line,
         last_line=report.last_line, header_line=report.header_line,
-        elements_per_iter=report.elements_any, cycles_per_iter=by_level[level.value],
-        limit=limits[level], level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
+        elements_per_iter=report.elements_any, cycles_per_iter=cycles,
+        limit=limit, level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
         call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
         ranges=_ranges(limits, by_level, memory), calls=dict(calls), spills=report.spills, reloads=report.reloads,
         ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None)
@@ -79,21 +92,35 @@ def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
     bytes at the bandwidth of the loop's access pattern (L1: every load; beyond: each stream's
     unique bytes), in L1 at least the stores at the store half of a copy's bandwidth (a loop
     that writes more than it reads, like a u8 -> f32 widening, is bound by its stores there;
-    beyond L1 its time follows the bytes it moves, measured); plus gathers from the closest
-    cache and non-temporal stores at the DRAM bandwidth."""
+    beyond L1 its time follows the bytes it moves, measured); each stretched by the accesses that
+    cross a line (_split); plus gathers from the closest cache and non-temporal stores at the
+    DRAM bandwidth."""
     reads = t.loaded if level == "L1" else t.unique_loaded
     if t.stored:
         pattern = "copy" if t.read_streams <= 1 else "read2_write"
-        cycles = (reads + t.stored) / memory.bandwidth(pattern, level)
+        split = _split(memory, pattern, level, t.split_loaded + t.split_stored, t.loaded + t.stored)
+        cycles = (reads + t.stored) / memory.bandwidth(pattern, level) * split
         if level == "L1":  # the store port: a copy's stores are half its bytes
-            cycles = max(cycles, 2 * t.stored / memory.bandwidth("copy", level))
+            split = _split(memory, "copy", level, t.split_stored, t.stored)
+            cycles = max(cycles, 2 * t.stored / memory.bandwidth("copy", level) * split)
     else:
-        cycles = reads / memory.bandwidth("read" if t.read_streams <= 1 else "read2", level)
+        pattern = "read" if t.read_streams <= 1 else "read2"
+        cycles = reads / memory.bandwidth(pattern, level) * _split(memory, pattern, level, t.split_loaded, t.loaded)
     if t.gathered:
         cycles += t.gathered / memory.bandwidth("read", "L1" if level == "L1" else "L2")
     if t.stored_nt:
         cycles += t.stored_nt / memory.bandwidth("read", "DRAM")
     return cycles
+
+
+def _split(memory: MemoryModel, pattern: str, level: str, split_bytes: float, total_bytes: float) -> float:
+    """How much longer traffic takes whose accesses cross lines `split_bytes / total_bytes` of the
+    time, from the pattern's measured ratio at a crossing rate of one half (arrays SPLIT_OFFSET past
+    a line, 32-byte accesses): linear in the crossing rate, 1 when nothing crosses."""
+    if not total_bytes or not split_bytes:
+        return 1.0
+    rate = split_bytes / total_bytes
+    return 1.0 + (memory.split_ratio(pattern, level) - 1.0) * rate / SPLIT_RATE
 
 
 def _ranges(limits: dict[Limit, Limit], by_level: dict[str, float], memory: MemoryModel) -> list[SizeRange]:

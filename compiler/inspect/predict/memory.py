@@ -27,6 +27,8 @@ class MemoryModel:
     # Access pattern -> level -> bytes per cycle, bytes read and written each counted once:
     # "read2" two read streams, "copy" one read and one write stream, "read2_write" two reads
     # and a write (a store's line is read for ownership and written back: stores cost more).
+    # "<pattern>@16" (read@16, copy@16, ...): the same with every array 16 bytes past a 64-byte
+    # line, so half of the 32-byte accesses cross a line (split_ratio).
     patterns: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def bandwidth(self, pattern: str, level: str) -> float:
@@ -36,6 +38,15 @@ class MemoryModel:
             return self.bytes_per_cycle[level]
         got = self.patterns.get(pattern, {}).get(level)
         return got if got else self.bytes_per_cycle[level] * RATIOS[pattern][level]
+
+    def split_ratio(self, pattern: str, level: str) -> float:
+        """How many times longer `pattern`'s traffic takes in `level` with its arrays SPLIT_OFFSET
+        bytes past a line (half of its 32-byte accesses cross a line) than line-aligned: measured
+        where the calibration has it, else SPLIT_RATIOS; never below 1."""
+        got = self.patterns.get(f"{pattern}@{SPLIT_OFFSET}", {}).get(level)
+        if got:
+            return max(1.0, self.bandwidth(pattern, level) / got)
+        return SPLIT_RATIOS[pattern][level]
 
     def level(self, working_set_bytes: int | None) -> Limit:
         """The level the data lives in: the first that holds the working set."""
@@ -61,6 +72,27 @@ class MemoryModel:
 RATIOS = {"read2": {"L1": 1.0, "L2": 1.0, "L3": 1.0, "DRAM": 1.0},
           "copy": {"L1": 0.75, "L2": 0.67, "L3": 0.67, "DRAM": 0.67},
           "read2_write": {"L1": 0.75, "L2": 0.75, "L3": 0.75, "DRAM": 0.75}}
+
+# Where the arrays start, in bytes past a 64-byte line, is an input of the prediction: NumPy
+# guarantees 16-byte alignment (its large arrays start 16 bytes past a page: malloc's mmap
+# header), ea_compiler.bench.inputs.place puts them on a line. A 32-byte load or store that
+# crosses a line takes two cache accesses; the calibration measures what that costs per pattern.
+NUMPY_ALIGNMENT = 16
+SPLIT_OFFSET = 16
+
+
+def line_offset(alignment: int) -> int:
+    """Bytes past a 64-byte line where arrays aligned to `alignment` bytes (and no more) start."""
+    if alignment < 1 or alignment & (alignment - 1):
+        raise ValueError(f"alignment must be a power of two, not {alignment}")
+    return alignment % 64
+
+# Uncalibrated split ratios: AMD EPYC Zen 3 at half L1 (calibrate.ea kernels, 16 KiB, 16 vs 0 bytes
+# past a line: read 63.2 -> 31.9 B/cycle, read2 59.2 -> 39.4, copy 62.3 -> 48.5, read2_write
+# 93.6 -> 59.3); beyond L1 the line moves whole, within the noise of the measurement.
+_BEYOND = {"L2": 1.0, "L3": 1.0, "DRAM": 1.0}
+SPLIT_RATIOS = {"read": {"L1": 1.98, **_BEYOND}, "read2": {"L1": 1.5, **_BEYOND},
+                "copy": {"L1": 1.28, **_BEYOND}, "read2_write": {"L1": 1.58, **_BEYOND}}
 
 # Zen 3-like figures, only for when nothing was measured (the prediction then reports `memory` as default).
 DEFAULT = MemoryModel(cache_bytes={"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20},

@@ -75,11 +75,13 @@ class FunctionPrediction:
     model: str
     rough: bool
     memory: str  # where the bandwidths came from: "calibrated <cpu> <date>" or "default (not calibrated)"
+    alignment: int = 16  # the arrays' start alignment the prediction is for (NumPy's 16; 64: on a line)
 
     @property
     def main(self) -> LoopPrediction | None:
         return next((lp for lp in self.loops if lp.role == "main"), self.loops[0] if self.loops else None)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "working_set_bytes": self.working_set_bytes, "model": self.model,
+        return {"name": self.name, "working_set_bytes": self.working_set_bytes, "alignment": self.alignment,
+                "model": self.model,
                 "rough": self.rough, "memory": self.memory, "loops": [lp.to_json() for lp in self.loops]}

@@ -10,17 +10,27 @@ every load instruction counts (the load ports move each one).
 Gathers are kept apart: their table is small or reused (a lookup table, an
 index into a cached array), so its bytes are charged to the closest cache
 rather than to the working set's level. Non-temporal stores go to memory
-whatever the working set."""
+whatever the working set. Rows of one array read at once (a 2-D stencil,
+origin.py) cost one row beyond L1.
+
+Accesses that cross a 64-byte line take two cache accesses: where an
+access starts in its line follows from where its array starts (the
+`line_offset` the prediction is asked about: NumPy's arrays 16 bytes past a
+line) and its displacement; `split_loaded`/`split_stored` weigh each
+access's bytes by the fraction of its instances that cross a line."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 from ..asm import AsmFunction
 from ..cfg import Loop
 from ..classify import Info
+from .origin import origins
 
 _NONTEMPORAL = ("movnt", "vmovnt", "stnp")
+LINE = 64  # bytes in a cache line
 SCALAR_GATHER = 4  # scalar loads through this many separate pointers: a gather written out
 _X86_MEM = re.compile(r"^(?P<disp>[^(]*)\((?P<rest>[^)]*)\)$")
 _ARM_MEM = re.compile(r"\[(?P<inside>[^\]]*)\]")
@@ -35,6 +45,9 @@ class Traffic:
     stored_nt: int = 0  # bytes of non-temporal stores
     gathered: int = 0  # bytes gathers load
     streams: int = 0  # distinct streams, read or written
+    split_loaded: float = 0.0  # bytes of loads (gathers apart) x the fraction of them that cross a line
+    split_stored: float = 0.0  # the same for ordinary stores
+    walking: int = 0  # unique bytes of the read streams the enclosing loop moves on (origin.advanced_by_parent)
 
     @property
     def writes(self) -> bool:
@@ -82,9 +95,30 @@ def _covered(ranges: list[tuple[int, int]]) -> int:
     return total
 
 
-def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Traffic:
-    """The kernel's traffic along the loop's likely path (stack spills and calls left out)."""
+def split_fraction(start: int, width: int) -> float:
+    """Of the `width`-byte accesses at start, start + width, start + 2 width, ... (a stream of
+    consecutive vectors; `start` in bytes past a line), the fraction that cross a line."""
+    if width <= 1:
+        return 0.0
+    count = LINE // math.gcd(width, LINE)
+    return sum((start + j * width) % LINE + width > LINE for j in range(count)) / count
+
+
+def _start(where: tuple[str, int] | None, line_offset: int) -> int:
+    """Bytes past a line where the access's first instance starts: its array's offset plus its
+    displacement; a constant-pool entry (`sym(%rip)`) is placed by the compiler, aligned."""
+    if where is None:
+        return line_offset
+    return where[1] if "rip" in where[0] else line_offset + where[1]
+
+
+def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_offset: int = 0,
+                 advancing: frozenset[str] = frozenset()) -> Traffic:
+    """The kernel's traffic along the loop's likely path (stack spills and calls left out), its
+    arrays starting `line_offset` bytes past a line; `advancing`: the base registers the
+    enclosing loop moves on."""
     loaded = stored = stored_nt = gathered = 0
+    split_loaded = split_stored = 0.0
     streams: dict[str, list[tuple[int, int]]] = {}
     written: set = set()
     unplaced = 0
@@ -93,11 +127,13 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Tra
         if info.spill or info.call:
             continue
         if info.stores:
-            written.add((_address(ins.operands, arm) or (str(i), 0))[0])
+            key, disp = _address(ins.operands, arm) or (str(i), 0)
+            written.add(key)
             if ins.mnemonic.startswith(_NONTEMPORAL):
                 stored_nt += info.store_bytes
             else:
                 stored += info.store_bytes
+                split_stored += info.store_bytes * split_fraction(_start((key, disp), line_offset), info.store_bytes)
         if not info.loads:
             continue
         if info.gather:
@@ -105,6 +141,7 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Tra
             continue
         loaded += info.load_bytes
         where = _address(ins.operands, arm)
+        split_loaded += info.load_bytes * split_fraction(_start(where, line_offset), info.load_bytes)
         if where is None:
             unplaced += info.load_bytes
         else:
@@ -118,9 +155,25 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool) -> Tra
             (lo, hi), = streams.pop(key)
             loaded -= hi - lo
             gathered += hi - lo
-    unique = unplaced + sum(_covered(r) for r in streams.values())
-    return Traffic(loaded, unique, len(streams) + (1 if unplaced else 0), stored, stored_nt, gathered,
-                   len(set(streams) | written) + (1 if unplaced else 0))
+            split_loaded -= (hi - lo) * split_fraction(_start((key, lo), line_offset), hi - lo)
+    rows = _rows(streams, {} if arm else origins(fn, infos, lp.header))
+    unique = unplaced + sum(max(_covered(streams[key]) for key in keys) for keys in rows)
+    walking = sum(_covered(r) for key, r in streams.items()
+                  if key.startswith("%") and key.partition(",")[0].lstrip("%") in advancing and key not in written)
+    return Traffic(loaded, unique, len(rows) + (1 if unplaced else 0), stored, stored_nt, gathered,
+                   len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored, walking)
+
+
+def _rows(streams: dict[str, list], origin: dict[str, str]) -> list[list[str]]:
+    """The read streams grouped by array: streams with the same index and scale whose base
+    registers point into the same argument are rows of one array (a 2-D stencil's y-1, y, y+1):
+    beyond L1 one row a group is new each iteration, the others were read by the rows before."""
+    groups: dict[tuple, list[str]] = {}
+    for key in streams:
+        base, _, rest = key.partition(",")
+        arg = origin.get(base.lstrip("%")) if base.startswith("%") else None
+        groups.setdefault((arg, rest) if arg else (key,), []).append(key)
+    return list(groups.values())
 
 
 def inner_working_set(t: Traffic, working_set_bytes: int, elem_bytes: int = 4) -> int:
