@@ -196,3 +196,22 @@ def test_edits_before_linted_items_read_by_their_diagnostics():
         assert [d.to_json() for d in got.diagnostics] == [d.to_json() for d in want.diagnostics], edit
     assert session.incremental_updates == 5
     assert not differences(snapshot(got), snapshot(want))
+
+
+def test_reading_an_older_analysis_leaves_the_newest_intact():
+    """An analysis read after a newer update is stale, but filling it (its
+    fields are joined when first read) must not change the newest one: the
+    declarations' symbols, whose references it gathers, are shared."""
+    text = "const N: i32 = 4\nfunc f(a: i32) -> i32 {\n    return a + N\n}\nfunc g() -> i32 {\n    return f(1)\n}\n"
+    session = AnalysisSession("t.ea")
+    session.update(text)
+    at = text.index("    return a")
+    first = text[:at] + "    let q: i32 = 1\n" + text[at:]
+    second = first[:at] + "    let r: i32 = 2\n" + first[at:]
+    older = session.update(first)
+    newest = session.update(second)
+    assert session.incremental_updates == 2
+    want = snapshot(analyze(second, "t.ea"))
+    assert not differences(snapshot(newest), want)
+    older.symbols, older.tokens  # filled now, after the newer update
+    assert not differences(snapshot(newest), want)

@@ -295,9 +295,11 @@ class _Filler:
             tokens, program, desugared, bodies = self.parts
             b = self.st.build
             self.st.spans.settle_all()
+            # The declarations' symbols are shared with the analyses before: their references are
+            # the newest bodies' (an analysis filled after a newer update is stale in any case).
             for sym in b.decl_symbols:
                 sym.references.clear()
-            for sym, span in chain(b.decl_refs, chain.from_iterable(x.refs for x in bodies)):
+            for sym, span in chain(b.decl_refs, chain.from_iterable(x.refs for x in b.bodies)):
                 sym.references.append(span)
             symbols = SymbolTable()
             symbols.symbols = b.decl_symbols + list(chain.from_iterable(x.symbols for x in bodies))
