@@ -91,7 +91,7 @@ class SourceFile:
         made = [start + 1 + i for i, c in enumerate(data[start:new_end]) if c == 10]
         after = bisect_right(starts, old_end)  # the first line start after the replaced text
         by = len(data) - len(self.data)
-        return SourceFile(self.path, data, starts[:keep] + made + [s + by for s in starts[after:]])
+        return SourceFile(self.path, data, starts[:keep] + made + list(map(add, starts[after:], repeat(by))))
 
     @property
     def line_count(self) -> int:

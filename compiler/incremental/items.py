@@ -16,6 +16,8 @@ up to date instead, and finds what a span belongs to by identity (`owner`).
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import repeat
+from operator import add
 
 from ..source import Span
 from .spans import bucket, collect, move
@@ -74,13 +76,10 @@ class ItemSpans:
     def shift_after(self, n: int, by: int, lines: int, tokens: int) -> None:
         """The items after item `n` move by `by` bytes and `lines` lines, and
         their tokens by `tokens` places in the token list (O(items))."""
-        if by:
-            self.pending_by[n + 1:] = [p + by for p in self.pending_by[n + 1:]]
-            self.starts[n + 1:] = [s + by for s in self.starts[n + 1:]]
-        if lines:
-            self.pending_lines[n + 1:] = [p + lines for p in self.pending_lines[n + 1:]]
-        if tokens:
-            self.first_token[n + 1:] = [t + tokens for t in self.first_token[n + 1:]]
+        for values, d in ((self.pending_by, by), (self.starts, by), (self.pending_lines, lines),
+                          (self.first_token, tokens)):
+            if d:
+                values[n + 1:] = map(add, values[n + 1:], repeat(d))
 
     def replace_insides(self, n: int, spans: list[Span]) -> None:
         owner = self.owner
