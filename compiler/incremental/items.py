@@ -59,8 +59,10 @@ class ItemSpans:
             self.pending_by[n] = self.pending_lines[n] = 0
 
     def settle_all(self) -> None:
-        for n in range(len(self.heads)):
-            self.settle(n)
+        by, lines = self.pending_by, self.pending_lines
+        for n in range(len(by)):
+            if by[n] or lines[n]:
+                self.settle(n)
 
     def settle_owners(self, spans) -> bool:
         """Settle the items holding `spans`; False if one belongs to none."""
