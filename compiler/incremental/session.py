@@ -7,14 +7,17 @@ only the work the edit needs, with results identical to `analyze()`.
 
 An edit that lies inside one function's body (between its braces, ending on
 a line before the closing brace) re-lexes and re-parses that body,
-re-checks that function against the declarations already made, moves the
-spans of everything after it, and runs the lints again. Anything else (an
-edit touching a signature, a struct, a constant, the text between items; a
-syntax error in the edited body or anywhere in that item; more diagnostics
-than the cap) is a full analysis. The session owns the objects of the
-analyses it returns: the previous analysis is not valid after `update`
-(its spans have moved); hold `lock` while reading one another thread may
-replace.
+re-checks that function against the declarations already made, adds the
+edit's shift to the items after it (items.py: their spans move when read),
+and runs the lints of the functions that may report something. The
+analysis it returns has its diagnostics; its other fields are filled when
+one is first read (`_Filler`: every pending shift settled, the lists
+joined). Anything else (an edit touching a signature, a struct, a
+constant, the text between items; a syntax error in the edited body or
+anywhere in that item; more diagnostics than the cap) is a full analysis.
+The session owns the objects of the analyses it returns: the previous
+analysis is not valid after `update` (its spans move, its token list is
+edited in place); hold `lock` while reading one another thread may replace.
 """
 from __future__ import annotations
 
