@@ -38,6 +38,15 @@ class Analysis:
     expr_types: list = field(default_factory=list)
     decisions: Decisions = field(default_factory=Decisions)
 
+    def __getattr__(self, name: str):
+        # Only for an attribute not set: the incremental analysis (incremental/session.py) makes
+        # an analysis whose span-holding fields are filled when first read (`_fill`).
+        fill = self.__dict__.get("_fill")
+        if fill is None or name not in _FILLED:
+            raise AttributeError(f"'Analysis' object has no attribute '{name}'")
+        fill(self)
+        return self.__dict__[name]
+
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.is_error]
@@ -148,6 +157,9 @@ class Analysis:
         return None
 
 
+_FILLED = frozenset({"tokens", "ast", "desugared", "symbols", "expr_types", "decisions"})
+
+
 def _start(token: Token) -> int:
     return token.start
 
@@ -187,10 +199,13 @@ def _analyze(text: str | bytes, path: str, options: Options | None) -> Analysis:
                     finish_diagnostics(sink, tokens, desugared), expr_types, decisions)
 
 
-def finish_diagnostics(sink: DiagnosticSink, tokens: list[Token], desugared: A.Program) -> list[Diagnostic]:
+def finish_diagnostics(sink: DiagnosticSink, tokens: list[Token], desugared: A.Program,
+                       items: list | None = None) -> list[Diagnostic]:
     """What every pass reported, as the analysis shows it: cascades after a
-    syntax error dropped, in source order, the count of those over the cap."""
-    diagnostics = _drop_cascades(sink.items, desugared)
+    syntax error dropped, in source order, the count of those over the cap.
+    `items`: the items a syntax error may lie in, when not all (the
+    incremental analysis passes those holding one)."""
+    diagnostics = _drop_cascades(sink.items, desugared.items if items is None else items)
     diagnostics.sort(key=lambda d: -1 if d.span is None else d.span.start)
     if sink.dropped:
         diagnostics.append(Diagnostic("error", "lex" if not tokens else "parse", "too-many-errors",
@@ -198,7 +213,7 @@ def finish_diagnostics(sink: DiagnosticSink, tokens: list[Token], desugared: A.P
     return diagnostics
 
 
-def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnostic]:
+def _drop_cascades(items: list[Diagnostic], program_items: list) -> list[Diagnostic]:
     """Type errors after a syntax error in the same function are usually its
     consequences; keep the syntax error and what precedes it."""
     # Lex errors do not count: the lexer drops the bad text and parsing goes on undamaged.
@@ -206,7 +221,7 @@ def _drop_cascades(items: list[Diagnostic], program: A.Program) -> list[Diagnost
     if not parse_starts:
         return items
     regions = []
-    for item in program.items:
+    for item in program_items:
         i = bisect_right(parse_starts, item.span.start - 1)
         if i < len(parse_starts) and parse_starts[i] <= item.span.end:
             regions.append((parse_starts[i], item.span.end))

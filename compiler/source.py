@@ -67,19 +67,31 @@ class Span:
 class SourceFile:
     """One source text. `raw` is the byte content as a latin-1 string."""
 
-    def __init__(self, path: str, data: bytes | str):
+    def __init__(self, path: str, data: bytes | str, line_starts: list[int] | None = None):
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
         self.path = path
         self.data = data
         self.raw = data.decode("latin-1")
         self.ascii = data.isascii()
-        # Line starts from the lengths of the lines, without a Python-level loop.
-        lengths = map(add, map(len, self.raw.split("\n")), repeat(1))
-        self.line_starts = list(accumulate(lengths, initial=0))[:-1]
+        if line_starts is None:
+            # Line starts from the lengths of the lines, without a Python-level loop.
+            lengths = map(add, map(len, self.raw.split("\n")), repeat(1))
+            line_starts = list(accumulate(lengths, initial=0))[:-1]
+        self.line_starts = line_starts
         self._char_tables: dict[int, list[int] | None] = {}
         self._texts: dict[int, str] = {}
         self._utf16_tables: dict[int, list[int] | None] = {}
+
+    def edited(self, data: bytes, start: int, old_end: int, new_end: int) -> "SourceFile":
+        """The file after replacing bytes [start, old_end) with `data`[start:new_end]
+        (`data` is the whole new text): its line table from this one's."""
+        starts = self.line_starts
+        keep = bisect_right(starts, start)  # lines starting at or before the edit keep their start
+        made = [start + 1 + i for i, c in enumerate(data[start:new_end]) if c == 10]
+        after = bisect_right(starts, old_end)  # the first line start after the replaced text
+        by = len(data) - len(self.data)
+        return SourceFile(self.path, data, starts[:keep] + made + list(map(add, starts[after:], repeat(by))))
 
     @property
     def line_count(self) -> int:

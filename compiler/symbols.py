@@ -23,6 +23,7 @@ class SymbolKind(StrEnum):
     LOOP_VAR = "loop-var"
 
 
+_KINDS: dict[str, SymbolKind] = {k.value: k for k in SymbolKind}
 CALLABLE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.KERNEL})
 VARIABLE_KINDS = frozenset({SymbolKind.PARAM, SymbolKind.LOCAL, SymbolKind.LOOP_VAR})
 TOP_LEVEL_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.KERNEL, SymbolKind.STRUCT, SymbolKind.CONST})
@@ -40,7 +41,8 @@ class Symbol:
     value: object = None  # constants: their value
 
     def __post_init__(self) -> None:
-        self.kind = SymbolKind(self.kind)  # a kind outside the vocabulary fails here, where it is made
+        # A kind outside the vocabulary fails here, where it is made (the table first: Enum's call is slow).
+        self.kind = _KINDS.get(self.kind) or SymbolKind(self.kind)
 
 
 class SymbolTable:

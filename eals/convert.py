@@ -78,3 +78,34 @@ def to_diagnostic(d: Diagnostic, source: SourceFile, uri: str) -> lsp.Diagnostic
                           code=d.code, source=f"ea[{d.kind}]", related_information=related or None,
                           data={"fixes": [[s.span.start, s.span.end, s.replacement, s.title]
                                           for s in d.suggestions]} if d.suggestions else None)
+
+
+class ConvertedDiagnostics:
+    """A document's diagnostics in LSP form, kept from one publish to the
+    next. After an edit inside one function the analysis keeps the other
+    functions' diagnostic objects (compiler/incremental), so only the new
+    ones, and the ones whose lines or columns moved, are converted again.
+    A kept conversion is reused only for the same object (held, so its id
+    is not reused) at the same lines and columns, label lines and columns
+    and fix offsets, in the same encoding and document: what
+    `to_diagnostic` reads of it besides its text, which stays."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Diagnostic, tuple, lsp.Diagnostic]] = {}
+
+    def convert(self, diagnostics: list[Diagnostic], source: SourceFile, uri: str) -> list[lsp.Diagnostic]:
+        kept, fresh, out = self._kept, {}, []
+        where = (uri, _current.get())
+        for d in diagnostics:
+            key = (where, _place(d.span), tuple(_place(lab.span) for lab in d.labels),
+                   tuple((s.span.start, s.span.end) for s in d.suggestions))
+            hit = kept.get(id(d))
+            converted = hit[2] if hit is not None and hit[0] is d and hit[1] == key else to_diagnostic(d, source, uri)
+            fresh[id(d)] = (d, key, converted)
+            out.append(converted)
+        self._kept = fresh
+        return out
+
+
+def _place(span: Span | None) -> tuple | None:
+    return None if span is None else (span.line, span.col, span.end_line, span.end_col)

@@ -22,17 +22,22 @@
 6. `shutdown` with a request in flight (a long `ea.tune`): pygls cancels
    each while iterating the dict that cancelling one changes, and answers
    the shutdown with an InternalError. It iterates over a copy here.
+7. pygls applies a didChange by rebuilding the text line by line: time that
+   grows with the file on every keystroke. `textsync` splices it instead.
 """
 from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import (JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage,
                                      ResponseErrorMessage)
+
+from .textsync import apply_change
 
 log = logging.getLogger("eals")
 
@@ -158,6 +163,19 @@ class EaProtocol(LanguageServerProtocol):
             future = self._request_futures.get(msg_id)
             if future is not None:
                 future.add_done_callback(lambda _f: self._request_futures.pop(msg_id, None))
+
+    # ---- 7. didChange in time that does not grow with the file ----
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams):
+        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        if doc is None:  # pygls' handler reports the unknown document
+            yield from super().lsp_text_document__did_change(params)
+            return
+        for change in params.content_changes:
+            apply_change(doc, change)
+        doc.version = params.text_document.version
+        if (user_handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield user_handler, (params,), None
 
     # ---- 6. shutdown with requests in flight ----
     @lsp_method(lsp.SHUTDOWN)

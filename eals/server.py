@@ -26,7 +26,7 @@ from ea_compiler.tooling import PositionEncoding
 
 from .clientcaps import ClientFeatures
 from .config import Config
-from .convert import to_diagnostic, using
+from .convert import ConvertedDiagnostics, using
 from .protocol import EaProtocol
 from .runs import RunResults
 from .transport import LineReader, StreamReaderAdapter, serve
@@ -42,6 +42,7 @@ class Document:
     inflight: dict = field(default_factory=dict)  # version -> future of its analysis
     rewrites: object = None  # features.tune_actions.Memo: the code actions' rewrites of its analysis
     session: AnalysisSession | None = None  # analyses each version from the last (same options)
+    converted: ConvertedDiagnostics = field(default_factory=ConvertedDiagnostics)  # the last published, kept
 
 
 class EaServer(LanguageServer):
@@ -111,7 +112,7 @@ class EaServer(LanguageServer):
         if self.client.pull_diagnostics:
             return  # the client pulls (textDocument/diagnostic); pushing too would show each twice
         with using(self.positions):
-            diagnostics = [to_diagnostic(d, analysis.source, uri) for d in analysis.diagnostics]
+            diagnostics = doc.converted.convert(analysis.diagnostics, analysis.source, uri)
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
 

@@ -34,14 +34,28 @@ def _needs(name: str) -> tuple[str, str] | None:
     return None
 
 
-def lint_widths(program: A.Program, checker, uses=None) -> None:
+def wide_names(options) -> frozenset[str]:
+    """The vector types this lint warns about for `options` (wider than its CPU's registers)."""
+    if options.is_arm:
+        return frozenset()
+    features = target_features(options)
+    if features is None:
+        return frozenset()
+    return frozenset(n for n in VECTORS if (need := _needs(n)) is not None and need[0] not in features)
+
+
+def lint_widths(program: A.Program, checker, uses=None, candidates=None) -> None:
     """`uses(f)`, when given, answers `first_uses(f, ...)` for each live
-    function (the incremental analysis keeps them per function)."""
+    function (the incremental analysis keeps them per function);
+    `candidates`, when given, are the only functions using a type of
+    `wide_names` (in source order)."""
     if checker.base_options.is_arm:
         return
-    funcs = [f for f in program.items if isinstance(f, A.Func) and checker.liveness.is_live(f)]
+    funcs = [f for f in (program.items if candidates is None else candidates)
+             if isinstance(f, A.Func) and checker.liveness.is_live(f)]
     if uses is None:
-        types = _types_by_function(funcs, checker.expr_types)
+        vectors = [e for e in checker.expr_types if isinstance(e[1], T.Vector)]  # all first_uses reads
+        types = _types_by_function(funcs, vectors)
         uses = lambda f: first_uses(f, types.get(id(f), ()))  # noqa: E731
     first: dict[str, object] = {}  # vector name -> span of its first use
     for f in funcs:

@@ -10,18 +10,27 @@ from .lint_tails import lint_tail, needs_callers
 from .lint_widths import lint_widths
 
 
-def run_lints(checker, program: A.Program, coverage=lint_coverage, uses=None) -> None:
+def run_lints(checker, program: A.Program, coverage=lint_coverage, uses=None, has_errors=None,
+              kernels=None, wide=None) -> None:
     """`coverage` and `uses` (see lint_widths) let the incremental analysis
-    answer a function's own lints from what it kept of its last check."""
-    errors = [d.span for d in checker.sink.items if d.is_error and d.span is not None]
-    for func in program.items:
+    answer a function's own lints from what it kept of its last check;
+    `has_errors(func)`, whether an error lies in the function (it has not
+    settled the spans of every function: see incremental/items.py);
+    `kernels` and `wide`, the functions whose kernel lints and width lint
+    may report something (it knows which; None: every function)."""
+    if has_errors is None:
+        errors = [d.span for d in checker.sink.items if d.is_error and d.span is not None]
+
+        def has_errors(func: A.Func) -> bool:
+            return any(func.span.start <= s.start < func.span.end for s in errors)
+    for func in program.items if kernels is None else kernels:
         if not isinstance(func, A.Func) or func.origin is None:
             continue
-        if any(func.span.start <= s.start < func.span.end for s in errors):
+        if has_errors(func):
             continue
         checker.options = checker.liveness.options_of(func)
         coverage(func, checker)
         if needs_callers(func):
             lint_tail(func, checker.decisions.calls_of(func.name), checker)
         checker.options = checker.base_options
-    lint_widths(program, checker, uses)
+    lint_widths(program, checker, uses, wide)

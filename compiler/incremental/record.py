@@ -139,9 +139,26 @@ def merged_decisions(segments) -> Decisions:
     return out
 
 
-def lint(b: Build, raw: list[Diagnostic], decisions: Decisions, expr_types: list) -> DiagnosticSink:
+class OnDemand:
+    """An object made on its first use (the merged decisions: the lints of
+    an edit rarely read them)."""
+
+    def __init__(self, make):
+        self._make, self._made = make, None
+
+    def __getattr__(self, name: str):
+        if self._made is None:
+            self._made = self._make()
+        return getattr(self._made, name)
+
+
+def lint(b: Build, raw: list[Diagnostic], decisions, expr_types: list, has_errors=None,
+         bodies: list[Body] | None = None, wide: list[Body] | None = None) -> DiagnosticSink:
     """The lints, run on the assembled outputs as the checker runs them after
-    the last body: a sink holding every diagnostic so far, plus theirs."""
+    the last body: a sink holding every diagnostic so far, plus theirs.
+    `has_errors`: see run_lints. `bodies` (in source order): the only ones
+    whose kernel lints may report anything, and `wide` the only ones using a
+    vector type lint_widths reports (None: all of them)."""
     sink = DiagnosticSink()
     if len(raw) > sink.LIMIT:
         raise Capped()
@@ -149,17 +166,19 @@ def lint(b: Build, raw: list[Diagnostic], decisions: Decisions, expr_types: list
     checker = b.checker
     checker.sink, checker.decisions, checker.expr_types = sink, decisions, expr_types
     checker.options = checker.base_options
-    bodies = {id(body.func): body for body in b.bodies}
+    of = {id(body.func): body for body in (b.bodies if bodies is None and wide is None else
+                                           (bodies or []) + (wide or []))}
 
     def coverage(func: A.Func, checker: Checker) -> None:
-        kept = bodies[id(func)].coverage
+        kept = of[id(func)].coverage
         if kept is None:
             lint_coverage(func, checker)
         else:
             for d in kept:
                 checker.sink.add(d)
 
-    run_lints(checker, b.desugared, coverage, lambda f: bodies[id(f)].uses)
+    run_lints(checker, b.desugared, coverage, lambda f: of[id(f)].uses, has_errors,
+              None if bodies is None else [x.func for x in bodies], None if wide is None else [x.func for x in wide])
     if sink.dropped:
         raise Capped()
     return sink

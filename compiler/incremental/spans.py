@@ -4,8 +4,8 @@ An analysis shares its `Span` objects (tokens are spans) between the token
 list, both trees, the symbols, the diagnostics and the expression types. When
 an edit inside one function body adds or removes bytes or lines, every span
 after it moves by the same amount: the session keeps, per top-level item, the
-list of the span objects located in it and moves those lists, rather than
-building the objects again.
+list of the span objects located in it (items.py) and moves those lists when
+they are read, rather than building the objects again.
 """
 from __future__ import annotations
 
