@@ -4,6 +4,8 @@ types and diagnostics, without touching LLVM. Returns a result for any input.
 from __future__ import annotations
 
 import functools
+from itertools import compress
+from operator import attrgetter
 
 import os
 from bisect import bisect_right
@@ -23,6 +25,9 @@ from .syntax import ast as A
 from .syntax.lexer import lex
 from .syntax.parser import parse
 from .syntax.tokens import COMMENT, Token
+
+
+_START, _KIND = attrgetter("start"), attrgetter("kind")
 
 
 @dataclass
@@ -137,13 +142,14 @@ class Analysis:
     @functools.cached_property
     def token_starts(self) -> list[int]:
         """The start of every token, for bisecting (built once per analysis)."""
-        return [t.start for t in self.tokens]
+        return list(map(_START, self.tokens))
 
     @functools.cached_property
     def _code(self) -> tuple[list[Token], list[int]]:
         """The tokens without comments, and their starts (built once per analysis)."""
-        code = [t for t in self.tokens if t.kind != COMMENT]
-        return code, [t.start for t in code]
+        tokens = self.tokens
+        code = list(compress(tokens, [kind != COMMENT for kind in map(_KIND, tokens)]))
+        return code, list(map(_START, code))
 
     def tokens_before(self, offset: int) -> list[Token]:
         """The non-comment tokens that start before `offset` (the text a cursor follows)."""
