@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -76,7 +77,16 @@ def test_script_runs_clean(run):
     assert results["failures"] == [], json.dumps(results, indent=1)
     assert rc == 0, log
     assert results["nvim"].startswith(version + ".")
-    assert results["lsp_log"] == ""  # no server stderr, no failed request
+    assert _server_lines(results["lsp_log"]) == []  # no server stderr, no failed request
+
+
+# Neovim's own lines: the log's header, and the error Neovim 0.11's `buf_request_sync` logs when it
+# cancels a request whose answer has already arrived (the server was faster than the cancel).
+_CLIENT_ONLY = re.compile(r"\] LSP logging initiated$|Cannot find request with id \d+ whilst attempting to cancel")
+
+
+def _server_lines(log: str) -> list[str]:
+    return [line for line in log.splitlines() if line.strip() and not _CLIENT_ONLY.search(line)]
 
 
 def test_rewrite_offered_lazily_on_the_loop(run):

@@ -106,6 +106,6 @@ def test_ea_tune_predicted_times_fewer_variants_and_unrolls_the_latency_bound_lo
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     timed = [a for a in doc["history"] if a["times_us"]]
-    assert timed and all("unroll" in a["label"] for a in timed)
+    assert timed and all("unroll" in a["label"] for a in timed), [(a["label"], a["outcome"]) for a in doc["history"]]
     assert doc["evaluated"] == len(timed)
     assert not doc["best_label"] or "unroll" in doc["best_label"]
