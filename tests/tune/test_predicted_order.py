@@ -3,6 +3,7 @@ only those predicted faster timed, at most a quarter of them; the prediction of 
 from the model (a faster kernel is predicted faster)."""
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -101,8 +102,11 @@ def test_ea_tune_predicted_times_fewer_variants_and_unrolls_the_latency_bound_lo
     import subprocess
     kernel, _ = project
     ea = [str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "ea"), "tune", str(kernel)]
+    # The model's default memory figures, not this machine's calibration (`ea bench --calibrate`
+    # caches one per CPU under XDG_CACHE_HOME): the order must not depend on the host.
+    env = dict(os.environ, XDG_CACHE_HOME=str(kernel.parent / "cache"))
     out = subprocess.run([*ea, "--space", "transforms", "--quick", "--json", "--predicted", "--fresh"],
-                         capture_output=True, text=True, timeout=900)
+                         capture_output=True, text=True, timeout=900, env=env)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     timed = [a for a in doc["history"] if a["times_us"]]
