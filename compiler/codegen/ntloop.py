@@ -37,6 +37,8 @@ from .ntpeel import arrays_apart, emit_peel, plan
 
 OTHER = "other"  # the class of addresses no piece fits: plain stores
 DYNAMIC = "dynamic"  # a follower not at the leader's misalignment: tested at each store
+# A misalignment no class holds (not a multiple of 4 bytes): the switch sends it to OTHER's copy.
+UNALIGNED_KEY = 1
 
 
 @dataclass
@@ -170,7 +172,7 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     keys = [_misalignment_at_entry(em, g) for g in groups]
     if realigns:  # a realigned run keeps part of each vector for the next trip: only apart from all else
         aligned = bld.icmp_unsigned("==", keys[0], ir.Constant(ir.IntType(64), 0))
-        keys[0] = bld.select(bld.or_(apart, aligned), keys[0], ir.Constant(ir.IntType(64), 1))
+        keys[0] = bld.select(bld.or_(apart, aligned), keys[0], ir.Constant(ir.IntType(64), UNALIGNED_KEY))
     end = em.fn.append_basic_block("while.end")
     saved_vars = dict(em.vars)
 
