@@ -10,6 +10,7 @@ from operator import attrgetter
 import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import intrinsics
 from .check.checker import Checker
@@ -42,6 +43,8 @@ class Analysis:
     diagnostics: list[Diagnostic]
     expr_types: list = field(default_factory=list)
     decisions: Decisions = field(default_factory=Decisions)
+    # A focused analysis (`focus`): whether a span lies in a function it leaves out.
+    left_out: Callable[[Span], bool] | None = None
 
     def __getattr__(self, name: str):
         # Only for an attribute not set: the incremental analysis (incremental/session.py) makes
@@ -51,6 +54,15 @@ class Analysis:
             raise AttributeError(f"'Analysis' object has no attribute '{name}'")
         fill(self)
         return self.__dict__[name]
+
+    def focus(self, offset: int | None = None, names=()) -> "Analysis":
+        """What a request about one place reads: an analysis of the item at
+        `offset` and of the functions `names`, with the functions they call
+        and every declaration, exact for any question about their text. The
+        analysis itself, unless it was made by an edit and not yet read whole:
+        then only those items are settled (incremental/focus.py)."""
+        fill = self.__dict__.get("_fill")
+        return self if fill is None else fill.focus(self, offset, names)
 
     @property
     def errors(self) -> list[Diagnostic]:

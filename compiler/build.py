@@ -75,8 +75,9 @@ def errors_blocking(analysis: Analysis, names) -> list[Diagnostic]:
     def inside(span, ranges) -> bool:
         return any(start <= span.start and span.end <= end for start, end in ranges)
 
+    left_out = analysis.left_out or (lambda span: False)  # a focused analysis: the functions it leaves out
     return [d for d in analysis.errors
-            if d.span is None or inside(d.span, mine) or not inside(d.span, others)]
+            if d.span is None or inside(d.span, mine) or not (inside(d.span, others) or left_out(d.span))]
 
 
 def exported_names(analysis: Analysis, module) -> list[str]:

@@ -14,8 +14,10 @@ long line costs linear time in total, not quadratic.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import accumulate, repeat
 from operator import add
+from .linetable import LineTable
 
 # UTF-8 continuation bytes: every other byte starts a character.
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -67,7 +69,7 @@ class Span:
 class SourceFile:
     """One source text. `raw` is the byte content as a latin-1 string."""
 
-    def __init__(self, path: str, data: bytes | str, line_starts: list[int] | None = None):
+    def __init__(self, path: str, data: bytes | str, line_starts: Sequence[int] | None = None):
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
         self.path = path
@@ -85,20 +87,21 @@ class SourceFile:
 
     def edited(self, data: bytes, start: int, old_end: int, new_end: int) -> "SourceFile":
         """The file after replacing bytes [start, old_end) with `data`[start:new_end]
-        (`data` is the whole new text): its line table from this one's."""
-        starts = self.line_starts
-        keep = bisect_right(starts, start)  # lines starting at or before the edit keep their start
+        (`data` is the whole new text): its line table from this one's, copied
+        in time that does not grow with the file (linetable.py)."""
+        table = LineTable.of(self.line_starts)
+        keep = table.line_of(start)  # lines starting at or before the edit keep their start
         made = [start + 1 + i for i, c in enumerate(data[start:new_end]) if c == 10]
-        after = bisect_right(starts, old_end)  # the first line start after the replaced text
-        by = len(data) - len(self.data)
-        return SourceFile(self.path, data, starts[:keep] + made + list(map(add, starts[after:], repeat(by))))
+        after = table.line_of(old_end)  # the first line start after the replaced text
+        return SourceFile(self.path, data, table.edited(keep, made, after, len(data) - len(self.data)))
 
     @property
     def line_count(self) -> int:
         return len(self.line_starts)
 
     def line_of(self, offset: int) -> int:
-        return bisect_right(self.line_starts, offset)
+        starts = self.line_starts
+        return starts.line_of(offset) if isinstance(starts, LineTable) else bisect_right(starts, offset)
 
     def col_of(self, line: int, offset: int) -> int:
         """1-based character column of byte `offset` on `line`."""

@@ -4,7 +4,7 @@ not grow with the file.
 pygls applies one by rebuilding the whole text line by line in Python (about
 1.7 ms on a 10,000-line file, every keystroke). Here each document keeps the
 start of each of its lines, so an edit is one splice of the text (in C) and
-an update of the table after the edited line. The result is pygls' exactly:
+of the table, whose later lines move lazily (`LineStarts`). The result is pygls' exactly:
 where the two could differ (a line break other than `\\n`, which pygls'
 `splitlines` also splits at; a non-ASCII line, whose columns count in the
 client's units; a position beyond a line or the file, which pygls clamps its
@@ -13,7 +13,6 @@ own way), the edit is pygls'.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
 from lsprotocol import types as lsp
 
@@ -39,25 +38,62 @@ def _splice(doc, change) -> bool:
     if starts is None:
         if _OTHER_BREAKS.search(source):
             return False
-        starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
-    lines = len(starts) - 1 if not source or source.endswith("\n") else len(starts)  # len(pygls' lines)
+        starts = LineStarts([0] + [m.end() for m in _NEWLINE.finditer(source)])
+    count = len(starts)
+    lines = count - 1 if not source or source.endswith("\n") else count  # len(pygls' lines)
     r = change.range
     offsets = []
     for pos in (r.start, r.end):
         if not 0 <= pos.line < lines:
             return False
-        line_end = starts[pos.line + 1] if pos.line + 1 < len(starts) else len(source)
-        line = source[starts[pos.line]:line_end]
+        line_start = starts.at(pos.line)
+        line = source[line_start:starts.at(pos.line + 1) if pos.line + 1 < count else len(source)]
         if not line.isascii() or not 0 <= pos.character <= len(line):
             return False
-        offsets.append(starts[pos.line] + pos.character)
+        offsets.append(line_start + pos.character)
     start, end = offsets
     if start > end:
         return False
     text = change.text
     doc._source = source[:start] + text + source[end:]
-    by = len(text) - (end - start)
-    made = [start + m.end() for m in _NEWLINE.finditer(text)]
-    doc._ea_line_starts = starts[:bisect_right(starts, start)] + made + [s + by for s in
-                                                                          starts[bisect_right(starts, end):]]
+    # The lines starting at or before `start` stay, those starting after `end` move (a position just
+    # past a line's break is the next line's start).
+    first, after = r.start.line + 1, r.end.line + 1
+    first += first < count and starts.at(first) <= start
+    after += after < count and starts.at(after) <= end
+    starts.splice(first, after, [start + m.end() for m in _NEWLINE.finditer(text)], len(text) - (end - start))
+    doc._ea_line_starts = starts
     return True
+
+
+class LineStarts:
+    """The start of each line of a text, kept across splices in time that
+    does not grow with the file: the lines after an edit move by its change
+    of length, and rather than adding that to every later entry at once, the
+    entries from `since` on hold their positions `by` bytes back. The next
+    splice settles only the entries between `since` and its own line (typing
+    moves along a line or two)."""
+
+    def __init__(self, starts: list[int]):
+        self.starts, self.since, self.by = starts, len(starts), 0
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def at(self, line: int) -> int:
+        return self.starts[line] + (self.by if line >= self.since else 0)
+
+    def splice(self, first: int, after: int, made: list[int], by: int) -> None:
+        """Lines `first` to `after` (exclusive) replaced by lines starting at
+        `made`; the lines from `after` on move by `by` bytes."""
+        starts, since = self.starts, self.since
+        if since < after:  # entries now before the pending region: give them their shift
+            starts[since:after] = [s + self.by for s in starts[since:after]]
+        elif after < since:  # entries now in the pending region: hold them back
+            starts[after:since] = [s - self.by for s in starts[after:since]]
+        self.by += by
+        starts[first:after] = made
+        self.since = first + len(made)
+
+    def to_list(self) -> list[int]:
+        return [self.at(n) for n in range(len(self.starts))]

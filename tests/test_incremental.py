@@ -2,7 +2,8 @@
 (seeded) edit sequences replayed over every .ea file of the repository, each
 state compared field by field (tokens, both trees with their checked types,
 every diagnostic with its spans, labels and fixes, symbols with references,
-expression types, recorded decisions) with `analyze()` of the same text."""
+expression types, recorded decisions) with `analyze()` of the same text;
+some states first asked about one place only (`Analysis.focus`)."""
 from __future__ import annotations
 
 import random
@@ -13,6 +14,7 @@ import pytest
 from ea_compiler import Options, analyze
 from ea_compiler.incremental import AnalysisSession
 from ea_compiler.syntax import ast as A
+from focus_support import focus_differences
 from incremental_support import differences, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +53,9 @@ class Replay:
         if self.steps % 3 != 2:
             diff = differences({"diagnostics": [d.to_json() for d in got.diagnostics]},
                                {"diagnostics": [d.to_json() for d in want.diagnostics]})
+            if self.steps % 3 == 1:  # then one place read, as a hover reads it (the next check reads it all)
+                rnd = random.Random(f"focus:{self.path}:{self.steps}")
+                diff += focus_differences(got, want, [rnd.randrange(len(self.data) + 1) for _ in range(3)])
         else:
             diff = differences(snapshot(got), snapshot(want))
         assert not diff, f"{self.path} after {self.steps} edits:\n" + "\n".join(diff) + \

@@ -47,6 +47,7 @@ def word_at(analysis, offset: int) -> Token | None:
 
 
 def hover(analysis, offset: int) -> Hover | None:
+    analysis = analysis.focus(offset)  # one place: after an edit, only its item is read
     tok = word_at(analysis, offset)
     if tok is None:
         return None

@@ -40,6 +40,7 @@ from ..syntax import ast as A
 from ..syntax.lexer import lex_range
 from ..syntax.parser import ItemParser
 from ..syntax.tokens import EOF, Token
+from .focus import Focus
 from .items import ItemSpans
 from .record import Body, Build, Capped, OnDemand, build, check_body, lint, merged_decisions
 from .spans import collect, move, stretch
@@ -74,6 +75,7 @@ class _State:
             for name in _called(body):
                 self.callers.setdefault(name, set()).add(self.item_of[k])
         self.wide = wide_names(b.checker.base_options)
+        self.focus: Focus | None = None  # made when a request first reads one place (focus.py)
         # The bodies whose kernel lints or width lint may report something (the others are not linted).
         self.kernel_lints, self.width_lints = set(), set()
         self.reporting: set[int] = set()  # the bodies with diagnostics of their own
@@ -290,6 +292,7 @@ class _Filler:
 
     def __init__(self, session: AnalysisSession, st: _State, tokens, program, desugared, bodies):
         self.session, self.st, self.parts = session, st, (tokens, program, desugared, bodies)
+        self.focused: dict[tuple[int, ...], Analysis] = {}  # items -> their analysis (focus)
 
     def __call__(self, analysis: Analysis) -> None:
         with self.session.lock, gc_paused():
@@ -311,6 +314,26 @@ class _Filler:
             analysis.__dict__.update(tokens=tokens, ast=program, desugared=desugared, symbols=symbols,
                                      expr_types=expr_types, decisions=decisions)
             del analysis.__dict__["_fill"]
+
+    def focus(self, analysis: Analysis, offset: int | None, names) -> Analysis:
+        """`Analysis.focus` of an analysis made by an edit (focus.py); the
+        whole analysis when it is no longer the session's newest."""
+        with self.session.lock, gc_paused():
+            st = self.st
+            if "_fill" not in analysis.__dict__ or self.session.analysis is not analysis or self.session._state is not st:
+                return analysis
+            if st.focus is None:
+                try:
+                    st.focus = Focus(st)
+                except (KeyError, LookupError):
+                    return analysis
+            starts = [max(0, st.spans.item_at(offset))] if offset is not None and st.spans.starts else []
+            starts += [st.focus.defining[name] for name in names if name in st.focus.defining]
+            items = tuple(st.focus.items(starts))
+            made = self.focused.get(items)
+            if made is None:
+                made = self.focused[items] = st.focus.analysis(analysis, list(items))
+            return made
 
 
 def _start(token: Token) -> int:

@@ -100,12 +100,14 @@ def inspect_function(analysis: Analysis, name: str, bandwidth_gbs: float | None 
     """The FunctionReport of `name` (None when the file has no such function
     for the target); InspectError when errors in it or its callees block it.
     `predict`: with its `prediction` (predict/; L1-resident, the host's calibration)."""
-    graph = _graph(analysis)
+    focused = analysis.focus(names=[name])  # after an edit: the unit's items only, until it compiles
+    graph = _graph(focused)
     func = graph.funcs.get(name)
     if func is None:
         return None
     if is_root(func):
-        return _unit(analysis, graph, name, bandwidth_gbs, predict)
+        return _unit(focused, graph, name, bandwidth_gbs, predict, analysis)
+    graph = _graph(analysis)  # a private function's report is its callers': the whole file's
     from . import InspectError, inlined_report
     blocking = errors_blocking(analysis, [name])
     if blocking:
@@ -134,11 +136,14 @@ class _Unit:
     paths: dict  # the module's run-time paths per function (runtime.module_paths), at `lines`
 
 
-def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs, predict: bool = False) -> FunctionReport:
+def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs, predict: bool = False,
+          whole: Analysis | None = None) -> FunctionReport:
+    """`analysis` may be focused on the unit (`Analysis.focus`): a cache hit
+    reads only that; compiling, or reading moved code again, reads `whole`."""
     from . import InspectError, inspect_module
     blocking = errors_blocking(analysis, [root])  # also on a hit: an error may lie outside the unit's text
     if blocking:
-        raise InspectError(blocking, analysis)
+        raise InspectError(blocking, whole or analysis)
     key = graph.unit_key(root, analysis.options.key(), bandwidth_gbs) + (predict,)
     lines = graph.lines(root)
     with _LOCK:
@@ -147,6 +152,7 @@ def _unit(analysis: Analysis, graph: _Graph, root: str, bandwidth_gbs, predict: 
             _CACHE.move_to_end(key)
     if hit is not None and hit.lines == lines:
         return hit.report
+    analysis = whole or analysis
     if hit is not None:  # the same code, moved: read its machine code again at the new lines
         asm = _relocate(hit.asm, hit.lines, lines)
         moves = _moves(hit.lines, lines)
