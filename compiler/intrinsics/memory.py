@@ -1,4 +1,4 @@
-"""Memory intrinsics: load (and its explicit-width family), store, println."""
+"""Memory intrinsics: load (and its explicit-width family), store, println, align_offset."""
 from __future__ import annotations
 
 import re
@@ -90,10 +90,33 @@ def _println(c) -> T.Type:
     return c.fail(f"println expects a numeric scalar or string literal, got {t}", c.arg_span(0))
 
 
+def _align_offset(c) -> T.Type:
+    if not check_arity(c, "align_offset", 2, " (ptr, bytes)"):
+        return T.ERROR
+    elem = pointee_scalar(c, 0, "align_offset")
+    if elem.is_error:
+        c.args()
+        return T.ERROR
+    size = max(elem.bits // 8, 1)
+    boundary = c.const_int(1, size, 4096, f"align_offset boundary must be {size}..=4096 bytes")
+    if boundary is None:
+        return T.ERROR
+    if boundary & (boundary - 1):
+        return c.fail(f"align_offset boundary must be a power of two, got {boundary}", c.arg_span(1),
+                      code="immediate")
+    return T.I32
+
+
 INTRINSICS = [
     Intrinsic("load", ("ptr", "index"), ("(*T, int) -> TxN",),
               "Load N consecutive elements from ptr[index]; N comes from the expected type (default 4).",
               _load_rule(None), FAMILY, "CORE (v0.1)", memory=LOAD),
+    Intrinsic("align_offset", ("ptr", "bytes"), ("(*T, int) -> i32",),
+              "How many elements from ptr[0] to the first element whose address is a multiple of `bytes` "
+              "(a compile-time power of two, at least the element size): 0..bytes/size-1, rounded down when "
+              "ptr itself is not aligned to its element size. Lets a loop start its full vectors on a "
+              "cache line (64) of the array it was given.",
+              _align_offset, FAMILY, "extension (not in the reference)"),
     Intrinsic("store", ("ptr", "index", "vector"), ("(*mut T, int, TxN) -> void",),
               "Store the vector's lanes to ptr[index .. index+N).", _store, FAMILY, "CORE (v0.1)",
               memory=Memory("touch", index=1, lanes=2)),

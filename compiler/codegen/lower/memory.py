@@ -1,10 +1,10 @@
-"""Lowering of load, load_<T>x<N>, store, println."""
+"""Lowering of load, load_<T>x<N>, store, println, align_offset."""
 from __future__ import annotations
 
 from llvmlite import ir
 
 from ...typesys import model as T
-from .common import declare
+from .common import declare, immediate
 
 
 def element_address(em, ptr_node, index_node, elem: T.Type) -> ir.Value:
@@ -52,4 +52,14 @@ def _println(em, call, want):
     bld.call(printf, [em.string_constant(fmt), value])
 
 
-LOWER = {"load": _load, "store": _store, "println": _println}
+def _align_offset(em, call, want):
+    """((-address) mod bytes) / element size: the elements to the next multiple of `bytes`."""
+    bld = em.builder
+    size = max(call.args[0].ty.pointee.bits // 8, 1)
+    boundary = immediate(em, call.args[1])
+    address = bld.ptrtoint(em.expr(call.args[0]), ir.IntType(64))
+    gap = bld.and_(bld.neg(address), ir.Constant(ir.IntType(64), boundary - 1))
+    return bld.trunc(bld.lshr(gap, ir.Constant(ir.IntType(64), size.bit_length() - 1)), ir.IntType(32))
+
+
+LOWER = {"load": _load, "store": _store, "println": _println, "align_offset": _align_offset}
