@@ -16,7 +16,7 @@ from ..options import Options
 
 SPACES = ("params", "transforms", "agent")
 STRATEGIES = ("auto", "exhaustive", "random", "local")
-DEFAULT_TRANSFORMS = ("tile", "panels", "kblock", "vectorise", "interchange", "vectorise_sum", "widen", "fma", "unroll", "prefetch",
+DEFAULT_TRANSFORMS = ("tile", "panels", "kblock", "lines", "vectorise", "interchange", "vectorise_sum", "widen", "fma", "unroll", "prefetch",
                       "prefetch_change", "stream_store", "fast_reduce")
 _TUNE_KEYS = {"params", "constraints", "transforms", "propose_timeout"}
 

@@ -18,7 +18,7 @@ SHAPES = {
     "prefetch": "no main loop (step above 1) loading from a pointer parameter",
     "stream_store": "no main loop storing whole vectors it never reads back",
 }
-NEST = ("tile", "panels", "kblock", "vectorise", "interchange")
+NEST = ("tile", "panels", "kblock", "lines", "vectorise", "interchange")
 NO_RUNTIME_CHECK = "Eä has no pointer comparison, so no runtime overlap check can be written"
 
 

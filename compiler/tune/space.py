@@ -43,9 +43,9 @@ def _choice_text(transform: str, value) -> str:
     if transform == "vectorise_sum":
         width, u, fused = value
         return f"{u}×{width}" + (" fma" if fused else "")
-    if transform == "kblock":
+    if transform in ("kblock", "lines"):
         mr, nr, width, fused, kc = value
-        return f"{mr}×{nr}×{width} k{kc}" + (" fma" if fused else "")
+        return f"{mr}×{nr}×{width}" + (f" k{kc}" if kc else "") + (" fma" if fused else "")
     if transform in ("tile", "panels", "vectorise"):
         mr, nr, width, fused = value
         shape = f"×{width}" if transform == "vectorise" else f"{mr}×{nr}×{width}"

@@ -8,7 +8,7 @@ from typing import Callable
 
 from .space import Space
 
-NEST_FIRST = ("tile", "panels", "kblock", "vectorise", "interchange", "vectorise_sum")
+NEST_FIRST = ("tile", "panels", "kblock", "lines", "vectorise", "interchange", "vectorise_sum")
 EXHAUSTIVE_MAX = 24  # "auto" enumerates spaces up to this many points, else searches locally
 
 

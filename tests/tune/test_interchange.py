@@ -186,7 +186,7 @@ def test_a_crlf_file_gets_crlf_lines():
 
 
 def test_registered_first_and_tried_by_default():
-    assert list(MODULES) == ["restrict", "tile", "panels", "kblock", "vectorise", "interchange", "vectorise_sum", "widen", "fma",
+    assert list(MODULES) == ["restrict", "tile", "panels", "kblock", "lines", "vectorise", "interchange", "vectorise_sum", "widen", "fma",
                              "unroll", "prefetch", "prefetch_change", "stream_store", "fast_reduce"]
     assert "interchange" in DEFAULT_TRANSFORMS
     assert MODULES["interchange"].HINTS == ()

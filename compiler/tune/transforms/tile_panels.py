@@ -52,14 +52,14 @@ def sites(analysis: Analysis, function: str | None = None, name: str = NAME) -> 
         item = next(iter(functions(analysis, site.function)))
         w = next(w for w in loops_of(item) if w.span.start == site.start)
         try:
-            _check(analysis, analyse_tile(analysis, scope_of(item), w))
+            check(analysis, analyse_tile(analysis, scope_of(item), w))
         except NotApplicable:
             continue
         out.append(site)
     return out
 
 
-def _check(analysis: Analysis, tile: Tile) -> None:
+def check(analysis: Analysis, tile: Tile) -> None:
     advance = tile.nest.advance.target
     sym = analysis.symbol_at(advance.span.start)
     w = tile.outer
@@ -84,13 +84,16 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
         w = next((w for w in loops_of(item) if w.span.start == site.start), None)
         if w is not None:
             tile = analyse_tile(analysis, scope_of(item), w)
-            _check(analysis, tile)
-            return [_edit(analysis, tile, *choice)]
+            check(analysis, tile)
+            return [panel_edit(analysis, tile, *choice)]
     raise NotApplicable(f"no row loop at line {site.line} of '{site.function}'")
 
 
-def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, kc: int = 0) -> Edit:
-    """The panels; with kc > 0, the k loop of each panel in blocks of kc (`kblock.py`)."""
+def panel_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, kc: int = 0,
+          start: str | None = None) -> Edit:
+    """The panels; with kc > 0, the k loop of each panel in blocks of kc (`kblock.py`); with
+    `start` (a pointer read along j), the panels begin at its first 64-byte line and the
+    columns before it go through tiles of half-width vectors (`panel_lines.py`)."""
     data, nest, w, jw, ind, step, l1, l2, taken, i, j, src = layout(analysis, tile)
     ity, jty = tile.row_advance.target.ty.name, nest.advance.target.ty.name
     block = nr * width
@@ -100,9 +103,49 @@ def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: b
              f"{ind}while {i} + {mr} <= {src(tile.rows_bound)} {{\n", f"{l1}{i} = {i} + {mr}\n", f"{ind}}}\n",
              f"{ind}let {iend}: {ity} = {i}\n",
              f"{ind}while {src(w.cond)} {{\n", f"{l1}{src(tile.row_advance)}\n", f"{ind}}}\n",
-             f"{ind}let {ilast}: {ity} = {i}\n", f"{ind}{src(tile.j_start)}\n",
-             f"{ind}while {j} + {block} <= {src(nest.outer_bound)} {{\n"]
-    kblock, lr = None, l1  # lr: the row loops' indent
+             f"{ind}let {ilast}: {ity} = {i}\n", f"{ind}{src(tile.j_start)}\n"]
+    rows = (i0, iend, ilast, row)
+    if start:
+        half = width // 2
+        ja = fresh(j, "line", taken)
+        first = f"align_offset({start}, 64) / {half} * {half}"
+        first = first if jty == "i32" else f"to_{jty}({first})"
+        lines.append(f"{ind}let {ja}: {jty} = min({first}, {src(nest.outer_bound)})\n")
+        lines += _edge(analysis, tile, mr, width, fused, kc, rows, taken, ind, step, ja)
+    lines.append(f"{ind}while {j} + {block} <= {src(nest.outer_bound)} {{\n")
+    lines += _panel(analysis, tile, mr, nr, width, fused, kc, rows, taken, l1, step)
+    lines += [f"{l1}{j} = {j} + {block}\n", f"{ind}}}\n"]
+    if start:  # the columns after the last panel too (the start moved them): left to the scalar loop
+        # they would cost as much as all the panels at n = 256
+        lines += _edge(analysis, tile, mr, width, fused, kc, rows, taken, ind, step, src(nest.outer_bound))
+    jt, ir = fresh(j, block, taken), fresh(i, 2, taken)
+    subs = [(n.span.start, n.span.end, ir) for n in names_in([jw]) if n.name == i]
+    copy = copy_range(data, line_start(data, jw.span.start), jw.span.end, subs)  # already at l1
+    lines += [f"{ind}let {jt}: {jty} = {j}\n", f"{ind}let mut {ir}: {ity} = {i0}\n",
+              f"{ind}while {ir} < {ilast} {{\n", f"{l1}{j} = {jt}\n", f"{copy}\n",
+              f"{l1}{ir} = {ir} + 1\n", f"{ind}}}"]
+    return Edit(line_start(data, w.span.start), w.span.end, in_file_style(data, "".join(lines)))
+
+
+def _edge(analysis: Analysis, tile: Tile, mr: int, width: int, fused: bool, kc: int, rows, taken: set[str],
+          ind: str, step: str, end: str) -> list[str]:
+    """The columns up to `end` narrower than a panel: one vector, then half a vector, wide."""
+    j, lines = tile.nest.j, []
+    for w in (width, width // 2):
+        lines.append(f"{ind}while {j} + {w} <= {end} {{\n")
+        lines += _panel(analysis, tile, mr, 1, w, fused, kc, rows, taken, ind + step, step)
+        lines += [f"{ind}{step}{j} = {j} + {w}\n", f"{ind}}}\n"]
+    return lines
+
+
+def _panel(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, kc: int, rows,
+           taken: set[str], l1: str, step: str) -> list[str]:
+    """The body of one column panel at `l1`: its row tiles (mr rows, then the rows left one
+    by one), their k loop in blocks of kc when kc > 0."""
+    nest, src = tile.nest, (lambda node: tile_source(analysis, node))
+    i0, iend, ilast, row = rows
+    l2 = l1 + step
+    lines, kblock, lr = [], None, l1  # lr: the row loops' indent
     if kc:
         kty, m = nest.k_advance.target.ty.name, src(nest.inner_bound)
         kb, ke, first = fresh(nest.k, 0, taken), fresh(nest.k, kc, taken), fresh(nest.k, "first", taken)
@@ -112,18 +155,20 @@ def _edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: b
                   f"{l1}while {first} || {kb} < {m} {{\n", f"{l2}let mut {ke}: {kty} = {kb} + {kc}\n",
                   f"{l2}if {ke} > {m} {{\n", f"{l2}{step}{ke} = {m}\n", f"{l2}}}\n"]
     lb = lr + step
-    lines += [f"{lr}let mut {row}: {ity} = {i0}\n", f"{lr}while {row} < {iend} {{\n"]
+    lines += [f"{lr}let mut {row}: {tile_type(tile)} = {i0}\n", f"{lr}while {row} < {iend} {{\n"]
     lines += tile_body(analysis, tile, mr, nr, width, fused, taken, lb, step, row, kblock)
     lines += [f"{lb}{row} = {row} + {mr}\n", f"{lr}}}\n", f"{lr}while {row} < {ilast} {{\n"]
     lines += tile_body(analysis, tile, 1, nr, width, fused, taken, lb, step, row, kblock)
     lines += [f"{lb}{row} = {row} + 1\n", f"{lr}}}\n"]
     if kc:
         lines += [f"{l2}{kb} = {ke}\n", f"{l2}{first} = false\n", f"{l1}}}\n"]
-    lines += [f"{l1}{j} = {j} + {block}\n", f"{ind}}}\n"]
-    jt, ir = fresh(j, block, taken), fresh(i, 2, taken)
-    subs = [(n.span.start, n.span.end, ir) for n in names_in([jw]) if n.name == i]
-    copy = copy_range(data, line_start(data, jw.span.start), jw.span.end, subs)  # already at l1
-    lines += [f"{ind}let {jt}: {jty} = {j}\n", f"{ind}let mut {ir}: {ity} = {i0}\n",
-              f"{ind}while {ir} < {ilast} {{\n", f"{l1}{j} = {jt}\n", f"{copy}\n",
-              f"{l1}{ir} = {ir} + 1\n", f"{ind}}}"]
-    return Edit(line_start(data, w.span.start), w.span.end, in_file_style(data, "".join(lines)))
+    return lines
+
+
+def tile_source(analysis: Analysis, node) -> str:
+    return analysis.source.data[node.span.start:node.span.end].decode()
+
+
+def tile_type(tile: Tile) -> str:
+    """The row counter's type."""
+    return tile.row_advance.target.ty.name
