@@ -1,0 +1,116 @@
+"""One suite's kernel, our build against the reference's: for every bench and
+size, the suite's arguments (compiler/bench/inputs.py, arrays
+`line_offset` bytes past a cache line: 16 is where NumPy puts large arrays),
+both builds called on copies and checked against the suite's NumPy
+reference and against each other (the suite's tolerances), then timed in
+alternating turns on the same arrays (compiler/bench/timing.py, the thread's
+CPU time)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ea_compiler.bench.check import judge
+from ea_compiler.bench.inputs import bench_namespace, copy_args, make_args
+from ea_compiler.bench.suite import BenchError, Suite, size_label
+from ea_compiler.bench.timing import Budget, measure
+from ea_compiler.bind.meta import BindError
+
+from .libs import Pair, build, pair
+
+
+@dataclass
+class Row:
+    kernel: str  # the label of the source (a suite's kernel, or another kernel run with its suite)
+    bench: str
+    function: str
+    size: str
+    status: str  # "ok", or what went wrong (not timed)
+    ours_ns: float | None = None
+    ref_ns: float | None = None
+    ours_p10_ns: float | None = None
+    ref_p10_ns: float | None = None
+    runs: int = 0
+    message: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        return self.ours_ns / self.ref_ns if self.ours_ns and self.ref_ns else None
+
+    def to_json(self) -> dict:
+        return {**self.__dict__, "ratio": self.ratio}
+
+
+@dataclass
+class KernelResult:
+    kernel: str
+    source: Path
+    rows: list[Row] = field(default_factory=list)
+    skipped: str = ""  # why the kernel was not compared (the reference's error line, say)
+
+
+def compare_kernel(label: str, suite: Suite, source: Path, ref_command: tuple[str, ...],
+                   our_command: tuple[str, ...], folder: Path, budget: Budget, *, sizes=None,
+                   line_offset: int = 16, progress=print) -> KernelResult:
+    result = KernelResult(label, source)
+    ours = build(our_command, source, folder / "ours")
+    if ours.error:
+        result.skipped = f"our compiler: {ours.error}"
+        return result
+    ref = build(ref_command, source, folder / "reference")
+    if ref.error:
+        result.skipped = f"reference: {ref.error}"
+        return result
+    for spec in suite.benches:
+        both = pair(ours, ref, spec.function)
+        chosen = [s for s in spec.sizes if sizes is None or size_label(s) in sizes]
+        for n in chosen:
+            if isinstance(both, str):
+                result.rows.append(Row(label, spec.name, spec.function, size_label(n), "not compared", message=both))
+                continue
+            progress(f"  {label}: {spec.name} at {size_label(n)}")
+            result.rows.append(compare_one(label, both, spec, n, budget, line_offset))
+    return result
+
+
+def outputs(both: Pair, spec, args: dict, which: str):
+    """Call one build on `args` (modified in place); what the suite checks."""
+    fn = both.ours if which == "ours" else both.ref
+    returned = fn(*both.arguments(args))
+    return returned if spec.check == "return" else args[spec.check]
+
+
+def compare_one(label: str, both: Pair, spec, n, budget: Budget, line_offset: int) -> Row:
+    row = Row(label, spec.name, spec.function, size_label(n), "error")
+    try:
+        env = bench_namespace(spec, n)
+        args = make_args(spec, n, {}, env, line_offset)
+        before = copy_args(args)
+        expected = eval(compile(spec.reference, f"[[bench]] {spec.name}: reference", "eval"),  # noqa: S307
+                        {**env, **before})
+        got = {}
+        for which in ("ours", "reference"):
+            copy = copy_args(args)
+            got[which] = outputs(both, spec, copy, which)
+            why = judge(spec, got[which], expected, {**env, **copy})
+            if why:
+                row.status, row.message = f"{which} wrong", why
+                return row
+        why = judge(spec, got["ours"], got["reference"], {**env, **args})
+        if why:
+            row.status, row.message = "builds disagree", why
+            return row
+        cargs = both.arguments(args)
+    except (BenchError, BindError) as err:
+        row.message = str(err)
+        return row
+    except Exception as err:  # noqa: BLE001 - the suite's expressions are user code
+        row.message = f"{type(err).__name__}: {err}"
+        return row
+    ours_fn, ref_fn = both.ours, both.ref
+    stats = measure({"ours": lambda: ours_fn(*cargs), "reference": lambda: ref_fn(*cargs)}, budget)
+    row.status = "ok"
+    row.ours_ns, row.ours_p10_ns = stats["ours"].median_ns, stats["ours"].p10_ns
+    row.ref_ns, row.ref_p10_ns = stats["reference"].median_ns, stats["reference"].p10_ns
+    row.runs = stats["ours"].n_runs
+    return row
