@@ -81,6 +81,21 @@ def outputs(both: Pair, spec, args: dict, which: str):
 
 
 def compare_one(label: str, both: Pair, spec, n, budget: Budget, line_offset: int) -> Row:
+    row, cargs = check_one(label, both, spec, n, line_offset)
+    if row.status != "checked":
+        return row
+    ours_fn, ref_fn = both.ours, both.ref
+    stats = measure({"ours": lambda: ours_fn(*cargs), "reference": lambda: ref_fn(*cargs)}, budget)
+    row.status = "ok"
+    row.ours_ns, row.ours_p10_ns = stats["ours"].median_ns, stats["ours"].p10_ns
+    row.ref_ns, row.ref_p10_ns = stats["reference"].median_ns, stats["reference"].p10_ns
+    row.runs = stats["ours"].n_runs
+    return row
+
+
+def check_one(label: str, both: Pair, spec, n, line_offset: int) -> tuple[Row, tuple]:
+    """The row, status "checked" when both builds match the suite's reference and each
+    other, with the C arguments to time them on (the placed arrays); else what is wrong."""
     row = Row(label, spec.name, spec.function, size_label(n), "error")
     try:
         env = bench_namespace(spec, n)
@@ -95,22 +110,15 @@ def compare_one(label: str, both: Pair, spec, n, budget: Budget, line_offset: in
             why = judge(spec, got[which], expected, {**env, **copy})
             if why:
                 row.status, row.message = f"{which} wrong", why
-                return row
+                return row, ()
         why = judge(spec, got["ours"], got["reference"], {**env, **args})
         if why:
             row.status, row.message = "builds disagree", why
-            return row
-        cargs = both.arguments(args)
+            return row, ()
+        row.status = "checked"
+        return row, both.arguments(args)
     except (BenchError, BindError) as err:
         row.message = str(err)
-        return row
     except Exception as err:  # noqa: BLE001 - the suite's expressions are user code
         row.message = f"{type(err).__name__}: {err}"
-        return row
-    ours_fn, ref_fn = both.ours, both.ref
-    stats = measure({"ours": lambda: ours_fn(*cargs), "reference": lambda: ref_fn(*cargs)}, budget)
-    row.status = "ok"
-    row.ours_ns, row.ours_p10_ns = stats["ours"].median_ns, stats["ours"].p10_ns
-    row.ref_ns, row.ref_p10_ns = stats["reference"].median_ns, stats["reference"].p10_ns
-    row.runs = stats["ours"].n_runs
-    return row
+    return row, ()
