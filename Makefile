@@ -57,8 +57,9 @@ test: $(STAMP) system-deps nvim-newer vscode-deps vscode-host
 	else echo "no AVX-512 here: the as-haswell pass would repeat the run above"; fi
 
 # reference_bench.py fetches the reference compiler (PyPI's ea-compiler) into .cache/ once; without
-# the network it says so and skips. The last step fails when a shipped kernel is more than 5 % slower than bench/baselines/<this cpu>.json
-# (bench/perf_guard.py); `make bench-baseline` records that file (commit it).
+# the network it says so and skips it. The last step fails when a shipped kernel is more than 5 %
+# slower than bench/baselines/<this cpu>.json (bench/perf_guard.py); `make bench-baseline` records
+# that file (commit it).
 bench: $(STAMP)
 	$(BIN)/ea bench examples/
 	$(BIN)/python bench/frontend.py
