@@ -7,6 +7,9 @@ alternating turns on the same arrays (compiler/bench/timing.py, the thread's
 CPU time)."""
 from __future__ import annotations
 
+import faulthandler
+import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,17 +76,28 @@ def compare_kernel(label: str, suite: Suite, source: Path, ref_command: tuple[st
     return result
 
 
-def outputs(both: Pair, spec, args: dict, which: str):
-    """Call one build on `args` (modified in place); what the suite checks."""
-    fn = both.ours if which == "ours" else both.ref
-    returned = fn(*both.arguments(args))
-    return returned if spec.check == "return" else args[spec.check]
+def survives(fn, cargs: tuple) -> str | None:
+    """None when `fn(*cargs)` returns in a forked child (its writes stay there),
+    else how the child died: a build that faults (a reference's aligned store on
+    NumPy's 16-byte-aligned arrays, say) is reported, not the end of the run."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        faulthandler.disable()  # its death is the answer, not a traceback on stderr
+        try:
+            fn(*cargs)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return None
 
 
 def compare_one(label: str, both: Pair, spec, n, budget: Budget, line_offset: int) -> Row:
-    row, cargs = check_one(label, both, spec, n, line_offset)
+    row, args = check_one(label, both, spec, n, line_offset)
     if row.status != "checked":
         return row
+    cargs = both.arguments(args)  # addresses: `args` keeps the arrays alive while timing
     ours_fn, ref_fn = both.ours, both.ref
     stats = measure({"ours": lambda: ours_fn(*cargs), "reference": lambda: ref_fn(*cargs)}, budget)
     row.status = "ok"
@@ -93,32 +107,40 @@ def compare_one(label: str, both: Pair, spec, n, budget: Budget, line_offset: in
     return row
 
 
-def check_one(label: str, both: Pair, spec, n, line_offset: int) -> tuple[Row, tuple]:
+def check_one(label: str, both: Pair, spec, n, line_offset: int) -> tuple[Row, dict | None]:
     """The row, status "checked" when both builds match the suite's reference and each
-    other, with the C arguments to time them on (the placed arrays); else what is wrong."""
+    other, with fresh arguments to time them on; else what is wrong (and None). Every
+    call gets arguments placed as make_args places them (the same seed, so the same
+    values and alignments), first in a forked child."""
     row = Row(label, spec.name, spec.function, size_label(n), "error")
     try:
         env = bench_namespace(spec, n)
         args = make_args(spec, n, {}, env, line_offset)
-        before = copy_args(args)
         expected = eval(compile(spec.reference, f"[[bench]] {spec.name}: reference", "eval"),  # noqa: S307
-                        {**env, **before})
-        got = {}
-        for which in ("ours", "reference"):
-            copy = copy_args(args)
-            got[which] = outputs(both, spec, copy, which)
-            why = judge(spec, got[which], expected, {**env, **copy})
+                        {**env, **copy_args(args)})
+        got, after = {}, {}
+        for which, fn in (("ours", both.ours), ("reference", both.ref)):
+            mine = make_args(spec, n, {}, env, line_offset)
+            cargs = both.arguments(mine)
+            died = survives(fn, cargs)
+            if died:
+                row.status, row.message = f"{which} crashed", died
+                return row, None
+            returned = fn(*cargs)
+            got[which] = returned if spec.check == "return" else mine[spec.check]
+            after[which] = mine
+            why = judge(spec, got[which], expected, {**env, **mine})
             if why:
                 row.status, row.message = f"{which} wrong", why
-                return row, ()
-        why = judge(spec, got["ours"], got["reference"], {**env, **args})
+                return row, None
+        why = judge(spec, got["ours"], got["reference"], {**env, **after["ours"]})
         if why:
             row.status, row.message = "builds disagree", why
-            return row, ()
+            return row, None
         row.status = "checked"
-        return row, both.arguments(args)
+        return row, args
     except (BenchError, BindError) as err:
         row.message = str(err)
     except Exception as err:  # noqa: BLE001 - the suite's expressions are user code
         row.message = f"{type(err).__name__}: {err}"
-    return row, ()
+    return row, None

@@ -6,6 +6,7 @@ comparison of the two real builds runs only where the reference is already
 in the repo's cache (`make bench` fetches it)."""
 from __future__ import annotations
 
+import ctypes
 import json
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from ea_compiler.bench.suite import load_suite  # noqa: E402
 from ea_compiler.bind.meta import BindError, parse_api  # noqa: E402
 from refcompiler import fetch  # noqa: E402
-from refcompiler.compare import check_one, compare_kernel  # noqa: E402
+from refcompiler.compare import check_one, compare_kernel, survives  # noqa: E402
 from refcompiler.libs import Built, Pair, build, c_arguments, first_error, our_command, pair  # noqa: E402
 
 import reference_bench  # noqa: E402
@@ -102,12 +103,23 @@ def test_the_check_catches_a_wrong_build(tmp_path):
     assert ours.error == ""
     right = pair(ours, ours, "fma_kernel")
     spec = load_suite(ROOT / "examples" / "fma.bench.toml").benches[0]
-    row, cargs = check_one("fma", right, spec, 1000, 16)
-    assert (row.status, len(cargs)) == ("checked", 5)
+    row, args = check_one("fma", right, spec, 1000, 16)
+    assert (row.status, sorted(args)) == ("checked", ["a", "b", "c", "out"])
+    assert args["a"].ctypes.data % 64 == 16  # where NumPy puts large arrays
     wrong = Pair("fma_kernel", right.ours, lambda *args: None, right.mapping)
-    row, cargs = check_one("fma", wrong, spec, 1000, 16)
-    assert (row.status, cargs) == ("reference wrong", ())
+    row, args = check_one("fma", wrong, spec, 1000, 16)
+    assert (row.status, args) == ("reference wrong", None)
     assert row.message.startswith("1000 of 1000 values differ (rtol=1e-06, atol=1e-06); worst at index")
+
+
+def test_a_build_that_crashes_is_reported_not_fatal(tmp_path):
+    ours = build(our_command(), ROOT / "examples" / "fma.ea", tmp_path / "ours")
+    right = pair(ours, ours, "fma_kernel")
+    faults = Pair("fma_kernel", right.ours, lambda *args: ctypes.string_at(1), right.mapping)
+    spec = load_suite(ROOT / "examples" / "fma.bench.toml").benches[0]
+    row, args = check_one("fma", faults, spec, 1000, 16)
+    assert (row.status, row.message, args) == ("reference crashed", "killed by SIGSEGV", None)
+    assert survives(lambda: None, ()) is None
 
 
 def test_our_build_error_is_recorded(tmp_path):
@@ -130,9 +142,9 @@ def test_both_builds_agree_on_fma(tmp_path):
     both = pair(ours, ref, "fma_kernel")
     spec = load_suite(ROOT / "examples" / "fma.bench.toml").benches[0]
     for n in (1000, 16384 + 5):
-        row, cargs = check_one("fma", both, spec, n, 16)
+        row, args = check_one("fma", both, spec, n, 16)
         assert (row.status, row.message) == ("checked", "")
-    assert len(cargs) == 5 and cargs[4] == 16389
+    assert both.arguments(args)[4] == 16389
 
 
 @pytest.mark.skipif(isinstance(REFERENCE, str), reason=f"{REFERENCE}: `make bench` fetches it (25 MB)")
