@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = set(args.sizes.split(",")) if args.sizes else None
     kernels = set(args.kernels.split(",")) if args.kernels else None
     budget = Budget(seconds=args.seconds, min_samples=MIN_BATCHES, cpu_time=True)
-    say = (lambda *_: None) if args.json == "-" else print
+    say = (lambda *_: None) if args.json == "-" else (lambda text: print(text, flush=True))
     load_before = load_average()
     say(f"reference {ref.version} ({ref.where}) against our ea; {cpu_model()}, load average {load_before}")
     results = []
