@@ -29,3 +29,13 @@ def x86_features(options: Options) -> frozenset[str]:
 def known_cpu(options: Options) -> bool:
     """A CPU name in the table of levels (x86): safe to hand to LLVM without probing it."""
     return not options.is_arm and options.target_cpu in CPU_LEVELS
+
+
+def vector_registers(options: Options) -> tuple[int, int]:
+    """(how many vector registers, their width in bits) that code for `options`
+    allocates: 32 ymm with AVX-512 (ymm16-31), else 16 ymm on x86 (vectors wider
+    than 256 bits count as several: LLVM prefers 256-bit registers unless
+    told otherwise); 32 q registers of 128 bits on AArch64."""
+    if options.is_arm:
+        return 32, 128
+    return (32 if "avx512f" in x86_features(options) else 16), 256
