@@ -3,7 +3,10 @@
 calibration (nothing is timed), with the MAPE per size class. For working on
 the model (compiler/inspect/predict/) without re-measuring on a busy machine.
 
-    .venv/bin/python bench/predict_replay.py build/bench/predict_bench.json [--worst 8]"""
+    .venv/bin/python bench/predict_replay.py build/bench/predict_bench.json [--worst 8] [--no-front-end]
+
+`--no-front-end` gives the model without the front end's share (predict/frontend.py), against
+the same measurements and calibration: the "before" of that rule."""
 from __future__ import annotations
 
 import argparse
@@ -19,13 +22,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", help="a predict_bench.py --json file")
     ap.add_argument("--worst", type=int, default=8)
+    ap.add_argument("--no-front-end", action="store_true",
+                    help="leave the front end's share out (cycles per op-cache fetch 0): the model before it")
     args = ap.parse_args()
     from ea_compiler.bench import load_suite
     from ea_compiler.bench.cycle_report import hot_loop
     from ea_compiler.build import compile_source
     from ea_compiler.inspect import inspect, predict_function
+    from ea_compiler.inspect.predict import memory_for
     from ea_compiler.options import Options
     options = Options()
+    memory = None
+    if args.no_front_end:
+        import dataclasses
+        memory = dataclasses.replace(memory_for(options), fetch_cycles=0.0)
     compiled: dict[tuple[str, str], tuple] = {}  # (suite name, function) -> compiled kernel, its functions
     for path in (p for folder in SOURCES for p in sorted(folder.glob("*.bench.toml"))):
         suite = load_suite(path)
@@ -40,7 +50,7 @@ def main() -> int:
         (analysis, module), functions = compiled[(r["suite"], r["function"])]
         index = hot_loop(functions[r["function"]])
         lp = predict_function(analysis, module, r["function"], working_set_bytes=r["working_set"],
-                              alignment=r["alignment"]).loops[index]
+                              alignment=r["alignment"], memory=memory).loops[index]
         r["predicted_before"], r["predicted"], r["limit"] = r["predicted"], lp.cycles_per_iter, lp.limit.value
         measured = r["cycles_per_iter"]
         r["error_pct"] = None if not measured else round(100 * (lp.cycles_per_iter - measured) / measured, 1)

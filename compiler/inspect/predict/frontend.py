@@ -1,0 +1,138 @@
+"""The front end's share of a loop iteration: how many op-cache fetches one
+iteration takes, from where its instructions sit in 64-byte windows.
+
+Measured on AMD Zen 3 (bench/frontend_bench.py: asm loops placed at chosen
+offsets, sizes and op counts, cycles per iteration by thread CPU time):
+  * a loop of 4-6 ops runs at 1.0 cycle per iteration when its bytes lie in
+    one 64-byte window and at 2.0 when they cross into the next (the same
+    19-byte copy loop at 44 and at 48 bytes past a line);
+  * one window of more than 8 ops takes two fetches: a copy loop with
+    independent register ops added runs at 1.09, 1.27, 1.37 cycles for 6, 7,
+    8 ops (dispatch, 6 a cycle, which llvm-mca models) and 2.07 for 9;
+  * a cmp/test and the jcc after it are one op (macro-op fusion).
+So an iteration takes at least one fetch per 64-byte window its ops end in,
+per 8 ops of a window, and per taken jump inside the body: FETCH_OPS. The
+cycles a fetch takes are a per-machine figure (MemoryModel.fetch_cycles):
+1.0 on a Zen 3 core alone, up to 2.0 while the core's other hardware thread
+runs (the two threads take turns at the op cache: the same loops then ran
+at 2.0 and 4.0), measured by `ea bench --calibrate`. llvm-mca models
+neither, which is why loops that store, with 32-43-byte bodies, ran at
+about 2 cycles where it said 1.6.
+
+Where a loop sits is read from the object file LLVM emits for the same
+module (llvm-objdump): the offsets are those of its .text section, which
+`ea.load` maps at the start of a page; a library linked by a C toolchain
+may shift them by a multiple of 16 bytes."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import OrderedDict
+
+WINDOW = 64  # bytes of the aligned window one op-cache entry covers
+FETCH_OPS = 8  # ops one fetch delivers at most
+DEFAULT_FETCH_CYCLES = 1.0  # Zen 3, a core whose other thread is idle (measured; see above)
+CANDIDATES = ("llvm-objdump-16", "llvm-objdump-14", "llvm-objdump", "objdump")
+_FUSES = re.compile(r"^(cmp|test)[bwlq]?$")
+_PADDING = re.compile(r"^(nop\w*|data16|cs|int3|xchg\s+%ax,\s*%ax)\b")
+_FUNC = re.compile(r"^[0-9a-f]+ <([^>]+)>:")
+_INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 32
+
+Layout = dict[str, list[tuple[int, int]]]  # function -> (offset, size) of each instruction of the asm, in order
+
+
+@functools.cache
+def objdump() -> str | None:
+    """The disassembler used to place instructions, or None."""
+    return next((p for p in map(shutil.which, CANDIDATES) if p), None)
+
+
+def module_layout(asm_functions: dict[str, list[str]], obj: bytes) -> Layout:
+    """(offset, size) of every instruction of each function of `asm_functions` (name ->
+    mnemonics, as inspect parsed the assembly) in the object file `obj` of the same module.
+    A function whose disassembly does not match its assembly instruction for instruction (a
+    jump at another place) is left out. Empty without a disassembler."""
+    key = hashlib.blake2b(obj, digest_size=16).digest()
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _disassemble(obj)
+        _CACHE[key] = hit
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    out: Layout = {}
+    for name, mnemonics in asm_functions.items():
+        placed = hit.get(name)
+        if placed is None or len(placed) != len(mnemonics):
+            continue
+        if all(m.startswith("j") == d.startswith("j") for m, (_, _, d) in zip(mnemonics, placed)):
+            out[name] = [(off, size) for off, size, _ in placed]
+    return out
+
+
+def _disassemble(obj: bytes) -> dict[str, list[tuple[int, int, str]]]:
+    """Function -> (offset, size, mnemonic) of its instructions, alignment padding left out."""
+    tool = objdump()
+    if tool is None:
+        return {}
+    fd, path = tempfile.mkstemp(suffix=".o")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(obj)
+        text = subprocess.run([tool, "-d", "--no-show-raw-insn", path], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    finally:
+        os.unlink(path)
+    out: dict[str, list[list]] = {}
+    current: list[list] | None = None
+    last: list | None = None
+    for line in text.splitlines():
+        m = _FUNC.match(line)
+        if m:
+            current = out.setdefault(m.group(1), [])
+            last = None
+            continue
+        m = _INSN.match(line)
+        if current is None or not m:
+            continue
+        offset, code = int(m.group(1), 16), m.group(2).strip()
+        if last is not None and last[1] is None:
+            last[1] = offset - last[0]
+        if _PADDING.match(code):
+            last = None
+            continue
+        last = [offset, None, code.split(None, 1)[0] if code else ""]
+        current.append(last)
+    return {name: [(o, s if s is not None else 1, mn) for o, s, mn in rows] for name, rows in out.items()}
+
+
+def fetches(placed: list[tuple[int, int]], mnemonics: list[str], path: list[int]) -> int:
+    """Op-cache fetches one iteration along `path` (instruction indices) takes: a new one at
+    each 64-byte window its ops end in, after FETCH_OPS ops, and after a jump to a non-adjacent
+    instruction; a cmp/test with the jcc after it is one op, placed where the jcc ends."""
+    order = sorted(path)
+    on_path = set(order)
+    count, window, ops, end = 0, None, 0, None
+    for k, i in enumerate(order):
+        off, size = placed[i]
+        if mnemonics[i].startswith("j") and not mnemonics[i].startswith("jmp") and i - 1 in on_path \
+                and _FUSES.match(mnemonics[i - 1]):
+            end = off + size  # the fused pair: counted with its cmp, which moves to this window
+            continue
+        fused = i + 1 in on_path and _FUSES.match(mnemonics[i]) and mnemonics[i + 1].startswith("j") \
+            and not mnemonics[i + 1].startswith("jmp")
+        last = placed[i + 1][0] + placed[i + 1][1] - 1 if fused else off + size - 1
+        w = last // WINDOW
+        if w != window or end != off or ops == FETCH_OPS:
+            count, window, ops = count + 1, w, 0
+        ops += 1
+        end = off + size
+    return count
