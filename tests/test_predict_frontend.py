@@ -15,7 +15,7 @@ import pytest
 from ea_compiler.build import compile_source
 from ea_compiler.inspect import predict_function, render_text, inspect
 from ea_compiler.inspect.predict import DEFAULT, Limit, MemoryModel, load_calibration, mca
-from ea_compiler.inspect.predict.frontend import DEFAULT_FETCH_CYCLES, fetches, objdump
+from ea_compiler.inspect.predict.frontend import DEFAULT_FETCH_CYCLES, fetches, objdump, wide_fields
 from ea_compiler.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,9 +49,11 @@ def test_a_loop_inside_one_window_is_one_fetch_and_one_that_crosses_is_two():
     assert fetches(_placed(64 + 44), COPY, list(range(5))) == 1
 
 
-def test_the_fused_compare_counts_where_its_jump_ends():
-    # cmpq at 61..63 ends in the first window, its jbe (64..65) in the next: the fused op is the next window's.
+def test_a_window_the_bytes_only_touch_is_a_fetch_too():
+    # cmpq at 61..63 in the first window, the jbe fused with it at 64..65 in the next.
     assert fetches(_placed(47), COPY, list(range(5))) == 2
+    # The first vmovups at 60..64 reaches into the next window (measured: 2.06 cycles at 60).
+    assert fetches(_placed(60), COPY, list(range(5))) == 2
     # Without a compare before it the jump is an op of its own (here in the first window).
     assert fetches(_placed(0, [5, 5, 4, 3, 2]), ["vmovups", "vmovups", "addq", "decq", "jne"], list(range(5))) == 1
 
@@ -61,6 +63,22 @@ def test_more_than_eight_ops_in_a_window_take_a_second_fetch():
     assert fetches(_placed(0, [4] * 7 + [3, 2]), mnemonics, list(range(9))) == 1
     mnemonics = ["vpaddd"] * 8 + ["cmpq", "jbe"]  # 9 ops
     assert fetches(_placed(0, [4] * 8 + [3, 2]), mnemonics, list(range(10))) == 2
+
+
+def test_32_bit_displacements_after_the_first_take_a_slot():
+    # LLVM's copy loop with two register ops added: 9 instructions, 8 ops (bench/opcache_bench.py, panel ops).
+    mnemonics = ["vmovups", "vmovups", "vpaddd", "vpaddd", "movq", "addq", "addq", "cmpq", "jbe"]
+    placed = _placed(0, [5, 5, 4, 4, 3, 4, 4, 3, 2])
+    path = list(range(9))
+    assert fetches(placed, mnemonics, path) == 1  # measured 1.42 cycles
+    assert fetches(placed, mnemonics, path, [1] + [0] * 8) == 1  # one load with a 32-bit displacement: 1.42
+    assert fetches(placed, mnemonics, path, [1, 1] + [0] * 7) == 2  # the load and the store: 2.05
+    assert fetches(placed[1:], mnemonics[1:], path[:-1], [1, 1] + [0] * 6) == 1  # 7 ops and two: 1.26
+    assert wide_fields(["-64(%rsi,%rcx,4)", "%ymm3"], "vpmovsxdq") == 0
+    assert wide_fields(["512(%rsi,%rcx,4)", "%ymm3"], "vmovups") == 1
+    assert wide_fields([".LCPI0_0(%rip)", "%ymm1", "%ymm2"], "vpmaxud") == 1
+    assert wide_fields(["$16", "%r8"], "addq") == 0 and wide_fields(["$2147483640", "%edx"], "andl") == 1
+    assert wide_fields(["$8", "%r8d"], "movl") == 1
 
 
 def test_a_taken_jump_inside_the_body_starts_a_new_fetch():

@@ -25,7 +25,7 @@ from ..classify import Info
 from ..machine import Machine
 from ..model import FunctionReport
 from . import mca
-from .frontend import Layout, fetches, module_layout
+from .frontend import Layout, fetches, module_layout, wide_fields
 from .loop import body_for_model, predict_loop
 from .origin import advanced_by_parent
 from .memory import DEFAULT, NUMPY_ALIGNMENT, MemoryModel, line_offset, load_calibration
@@ -81,7 +81,8 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
                         None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm,
                         alignment, advanced_by_parent(fn, lp, loops) if not arm else frozenset(),
-                        fetches(placed, [ins.mnemonic for ins in fn.instrs], lp.path) if placed else None)
+                        fetches(placed, [ins.mnemonic for ins in fn.instrs], lp.path,
+                                [wide_fields(ins.operands, ins.mnemonic) for ins in fn.instrs]) if placed else None)
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source, alignment)

@@ -1,17 +1,19 @@
 """The front end's share of a loop iteration: how many op-cache fetches one
 iteration takes, from where its instructions sit in 64-byte windows.
 
-Measured on AMD Zen 3 (bench/frontend_bench.py: asm loops placed at chosen
+Measured on AMD Zen 3 (bench/opcache_bench.py: asm loops placed at chosen
 offsets, sizes and op counts, cycles per iteration by thread CPU time):
-  * a loop of 4-6 ops runs at 1.0 cycle per iteration when its bytes lie in
-    one 64-byte window and at 2.0 when they cross into the next (the same
-    19-byte copy loop at 44 and at 48 bytes past a line);
-  * one window of more than 8 ops takes two fetches: a copy loop with
-    independent register ops added runs at 1.09, 1.27, 1.37 cycles for 6, 7,
-    8 ops (dispatch, 6 a cycle, which llvm-mca models) and 2.07 for 9;
+  * a loop of 6 ops (LLVM's copy loop, 26 bytes) runs at 1.1 cycles per
+    iteration when its bytes lie in one 64-byte window (0..36 bytes past
+    one) and at 2.05 when they touch the next (40..60 bytes past);
+  * one window of more than 8 ops takes two fetches: the copy loop with
+    independent register ops added runs at 1.09, 1.14-1.26, 1.42 cycles for
+    6, 7, 8 ops (dispatch, 6 a cycle, which llvm-mca models) and 2.06 for 9
+    and 10; with two 32-bit displacements 8 ops take two fetches (2.05), 7
+    do not (1.26); with one, 8 ops fit (1.42);
   * a cmp/test and the jcc after it are one op (macro-op fusion).
-So an iteration takes at least one fetch per 64-byte window its ops end in,
-per 8 ops of a window, and per taken jump inside the body: FETCH_OPS. The
+So an iteration takes at least one fetch per 64-byte window its bytes touch,
+per FETCH_OPS slots of a window, and per taken jump inside the body. The
 cycles a fetch takes are a per-machine figure (MemoryModel.fetch_cycles):
 1.0 on a Zen 3 core alone, up to 2.0 while the core's other hardware thread
 runs (the two threads take turns at the op cache: the same loops then ran
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -114,25 +117,55 @@ def _disassemble(obj: bytes) -> dict[str, list[tuple[int, int, str]]]:
     return {name: [(o, s if s is not None else 1, mn) for o, s, mn in rows] for name, rows in out.items()}
 
 
-def fetches(placed: list[tuple[int, int]], mnemonics: list[str], path: list[int]) -> int:
-    """Op-cache fetches one iteration along `path` (instruction indices) takes: a new one at
-    each 64-byte window its ops end in, after FETCH_OPS ops, and after a jump to a non-adjacent
-    instruction; a cmp/test with the jcc after it is one op, placed where the jcc ends."""
+def wide_fields(operands: list[str], mnemonic: str = "") -> int:
+    """32-bit displacements and immediates among an AT&T instruction's operands: a displacement
+    or immediate outside -128..127, a symbol, a rip-relative address, a `mov` of an immediate."""
+    count = 0
+    for op in operands:
+        op = op.strip()
+        if op.startswith("$"):
+            count += mnemonic.startswith("mov") or not _small(op[1:])
+        elif "(" in op:
+            disp = op.split("(", 1)[0].strip()
+            count += "%rip" in op or (bool(disp) and not _small(disp))
+    return count
+
+
+def _small(text: str) -> bool:
+    try:
+        return -128 <= int(text, 0) <= 127
+    except ValueError:
+        return False  # a symbol: a 32-bit field
+
+
+def fetches(placed: list[tuple[int, int]], mnemonics: list[str], path: list[int],
+            wide: list[int] | None = None) -> int:
+    """Op-cache fetches one iteration along `path` (instruction indices) takes: one per 64-byte
+    window its bytes touch, per run of adjacent instructions (a jump to a non-adjacent one starts
+    a new run), and one more per FETCH_OPS slots of a window's ops: an op takes a slot, a cmp/test
+    with the jcc after it is one op, and each 32-bit displacement or immediate (`wide`, per
+    instruction) after a window's first takes one (measured: 8 ops with one fit, with two not;
+    7 ops with two fit)."""
     order = sorted(path)
     on_path = set(order)
-    count, window, ops, end = 0, None, 0, None
-    for k, i in enumerate(order):
+    count, run, end = 0, [], None
+    for i in order:
         off, size = placed[i]
-        if mnemonics[i].startswith("j") and not mnemonics[i].startswith("jmp") and i - 1 in on_path \
-                and _FUSES.match(mnemonics[i - 1]):
-            end = off + size  # the fused pair: counted with its cmp, which moves to this window
-            continue
-        fused = i + 1 in on_path and _FUSES.match(mnemonics[i]) and mnemonics[i + 1].startswith("j") \
-            and not mnemonics[i + 1].startswith("jmp")
-        last = placed[i + 1][0] + placed[i + 1][1] - 1 if fused else off + size - 1
-        w = last // WINDOW
-        if w != window or end != off or ops == FETCH_OPS:
-            count, window, ops = count + 1, w, 0
-        ops += 1
+        if end is not None and off != end:
+            count += _run_fetches(run)
+            run = []
+        fused = mnemonics[i].startswith("j") and not mnemonics[i].startswith("jmp") and i - 1 in on_path \
+            and _FUSES.match(mnemonics[i - 1])
+        run.append((off, off + size, 0 if fused else 1, wide[i] if wide else 0))
         end = off + size
-    return count
+    return count + _run_fetches(run)
+
+
+def _run_fetches(run: list[tuple[int, int, int, int]]) -> int:
+    windows: dict[int, list[int]] = {}
+    for start, end, ops, wide in run:
+        for w in range(start // WINDOW, (end - 1) // WINDOW + 1):
+            windows.setdefault(w, [0, 0])
+        windows[start // WINDOW][0] += ops
+        windows[start // WINDOW][1] += wide
+    return sum(max(1, math.ceil((ops + max(0, wide - 1)) / FETCH_OPS)) for ops, wide in windows.values())
