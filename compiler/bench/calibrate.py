@@ -89,7 +89,17 @@ def _loop_model(options: Options, name: str):
     return fr.prediction.loops[k], fr.main_loop.mix, fr.prediction.rough
 
 
-def _fetch_cycles(k, options: Options, ghz: float, rng, cancel) -> float | None:
+def fetch_probe(ghz: float, options: Options | None = None, seconds: float = 0.5) -> float | None:
+    """The cycles an op-cache fetch takes now (as the calibration measures it): for telling, beside
+    a benchmark, which state the core's front end was in (1.0, or 2.0 while the core's other
+    hardware thread runs)."""
+    from ..loader import load
+    options = options or Options()
+    k = load(_source(), target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
+    return _fetch_cycles(k, options, ghz, np.random.default_rng(7), None, seconds)
+
+
+def _fetch_cycles(k, options: Options, ghz: float, rng, cancel, seconds: float = 0.5) -> float | None:
     """Cycles per op-cache fetch: `fetchloop`'s cycles per trip over the fetches its trip takes
     (the mean over the copies of its loop that LLVM made unrolling the repetitions: each is one
     fetch unless it crosses a 64-byte window). None where the rule has no placement for the
@@ -103,7 +113,7 @@ def _fetch_cycles(k, options: Options, ghz: float, rng, cancel) -> float | None:
         return None
     a = place([rng.integers(0, 1 << 31, FETCH_N[1], dtype=np.int32)])[0]
     calls = {str(n): (lambda x: lambda: k.fetchloop(x, FETCH_REPS))(a[:n]) for n in FETCH_N}  # n: the length of x
-    stats = measure(calls, Budget(seconds=0.5, min_samples=5, max_samples=100, sample_ns=1e6, warmup_ns=5e6,
+    stats = measure(calls, Budget(seconds=seconds, min_samples=5, max_samples=100, sample_ns=1e6, warmup_ns=5e6,
                                   cpu_time=True), cancel)
     trips = FETCH_REPS * (FETCH_N[1] - FETCH_N[0]) / 8
     per_trip = (stats[str(FETCH_N[1])].p10_ns - stats[str(FETCH_N[0])].p10_ns) * ghz / trips
