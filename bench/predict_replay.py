@@ -5,8 +5,9 @@ the model (compiler/inspect/predict/) without re-measuring on a busy machine.
 
     .venv/bin/python bench/predict_replay.py build/bench/predict_bench.json [--worst 8] [--no-front-end]
 
-`--no-front-end` gives the model without the front end's share (predict/frontend.py), against
-the same measurements and calibration: the "before" of that rule."""
+`--no-front-end` gives the model without the front end's share (predict/frontend.py), `--no-pipes`
+without the correction of llvm-mca's shared pipes (predict/pipes.py), against the same
+measurements and calibration: the "before" of each."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from predict_bench import GOALS, SOURCES, _f, summary  # noqa: E402
+from predict_bench import GOALS, SOURCES, STEADY, _f, summary  # noqa: E402
 
 
 def main() -> int:
@@ -24,7 +25,13 @@ def main() -> int:
     ap.add_argument("--worst", type=int, default=8)
     ap.add_argument("--no-front-end", action="store_true",
                     help="leave the front end's share out (cycles per op-cache fetch 0): the model before it")
+    ap.add_argument("--no-pipes", action="store_true",
+                    help="leave predict/pipes.py's correction of llvm-mca's shared pipes out: with --no-front-end, "
+                         "the model before both")
     args = ap.parse_args()
+    if args.no_pipes:
+        from ea_compiler.inspect.predict import loop
+        loop.corrected_ports = lambda timing, moves: timing.rthroughput
     from ea_compiler.bench import load_suite
     from ea_compiler.bench.cycle_report import hot_loop
     from ea_compiler.build import compile_source
@@ -61,6 +68,12 @@ def main() -> int:
     for cls, s in summary(rows).items():
         goal = GOALS[cls.split("@")[0]]
         print(f"MAPE {cls:<7}: {_f(s['mape'], 1)} % over {s['kernels']} kernels; goal <= {goal:.0f} %")
+    model_fetch = memory_for(options).fetch_cycles
+    steady = [r for r in rows if None not in r.get("fetch_probe", [None])
+              and all(abs(p / model_fetch - 1) <= STEADY for p in r["fetch_probe"])]
+    for cls, s in summary(steady).items():
+        print(f"MAPE {cls:<7}: {_f(s['mape'], 1)} % over {s['kernels']} kernels whose suite's front end probes "
+              f"were within {STEADY:.0%} of the calibration's {model_fetch:g} cycles per fetch")
     print("worst:")
     for r in sorted((r for r in rows if r["error_pct"] is not None), key=lambda r: -abs(r["error_pct"]))[:args.worst]:
         print(f"  {r['function']} {r['size_class']}@{r['alignment']}: predicted {_f(r['predicted'])}, measured "

@@ -21,6 +21,7 @@ from ..model import LoopReport
 from .mca import BlockTiming
 from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
+from .pipes import corrected_ports, is_move_to_integer
 from .traffic import Traffic, inner_working_set, loop_traffic
 
 SPLIT_RATE = 0.5  # of the calibration's accesses that cross a line (split_ratio's measurement)
@@ -46,6 +47,11 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
+        body = [i for i in lp.path if not infos[i].call]  # body_for_model's instructions
+        split = corrected_ports(timing, [is_move_to_integer(fn.instrs[i].mnemonic, fn.instrs[i].operands,
+                                                            infos[i].loads) for i in body])
+        if split < ports:  # the simulation ran into the pipes the model shares: what it added beyond them stays
+            ports, core = split, max(split, core - (ports - split))
     else:
         ports, latency = rough_core
         core = max(ports, latency)
