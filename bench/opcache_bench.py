@@ -18,8 +18,9 @@ Panels:
   memory   1-4 loads, 1-2 stores, their mixes, not unrolled, in one window
   unroll   copy and two-loads-and-a-store loops unrolled 1x and 2x
   gather   FP-to-integer moves (vmovq/vpextrq) alone and with xmm loads: the written-out gather
-A core whose other hardware thread runs (another tenant of a virtual machine) fetches every other
-cycle: rows then read about twice as slow, the `ld1` row of every panel shows which (1.0 or 2.0).
+This shared virtual machine has a state (likely the core's other hardware thread busy with another
+tenant) in which every fetch takes two cycles: rows then read about twice as slow; the `ld1` row of
+every panel shows which state it was (1.07 or 2.0-2.3).
 """
 from __future__ import annotations
 
@@ -128,7 +129,8 @@ def rule_fetches(placed: dict, name: str, widen: int) -> tuple[int, int]:
     rows = placed[f"{name}_loop"]
     wide = [1 if k < widen else 0 for k in range(len(rows))]  # the first `widen` are the {disp32} loads/stores
     mnemonics = [mn for _, _, mn in rows]
-    fused = sum(1 for k in range(1, len(rows)) if mnemonics[k].startswith("j") and mnemonics[k - 1].startswith(("cmp", "test")))
+    fused = sum(1 for k in range(1, len(rows))
+                if mnemonics[k].startswith("j") and mnemonics[k - 1].startswith(("cmp", "test")))
     return fetches([(o, s) for o, s, _ in rows], mnemonics, list(range(len(rows))), wide), len(rows) - fused
 
 

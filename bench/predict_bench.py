@@ -14,7 +14,7 @@ percentage error (MAPE) per size class and alignment against the goals
 (L1 <= 15 %, DRAM <= 20 %), and the worst kernels. Nothing is written to the suites' history files.
 Before and after each suite the cycles of an op-cache fetch are probed (as `ea bench --calibrate`
 does, compiler/inspect/predict/frontend.py): on a shared machine the core's front end is at
-times twice as slow (the core's other hardware thread busy), and loops bound by it then are
+times twice as slow (likely the core's other hardware thread busy), and loops bound by it then are
 too; the MAPE is also given over the suites measured while the probe agreed with the model. Needs the
 model's calibration for this CPU (`ea bench --calibrate`); without one the
 prediction uses default bandwidths and says so."""

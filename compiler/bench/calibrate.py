@@ -17,7 +17,7 @@ seconds) and cached per CPU (predict/memory.py says where).
 * an op-cache fetch (predict/frontend.py): `fetchloop`, a loop of four ops
   that takes one fetch a trip, its cycles per trip (the slope between two
   trip counts) over the fetches the rule gives its loops: 1.0 on a Zen 3
-  core alone, up to 2.0 while the core's other hardware thread runs.
+  core alone, 2.0-2.4 while (likely) the core's other hardware thread is busy.
 
 Times are the thread's CPU time (time.thread_time_ns, as `ea bench --cycles`
 measures: the moments another process has the core do not count), the 10th

@@ -42,7 +42,8 @@ def memory_for(options: Options, bandwidth_gbs: float | None = None) -> MemoryMo
         # The other DRAM patterns follow the given figure (memory.RATIOS), not the calibrated ones.
         patterns = {name: {lv: v for lv, v in by_level.items() if lv != "DRAM"}
                     for name, by_level in memory.patterns.items()}
-        memory = dataclasses.replace(memory, bytes_per_cycle={**memory.bytes_per_cycle, "DRAM": bandwidth_gbs / memory.ghz},
+        memory = dataclasses.replace(memory,
+                                     bytes_per_cycle={**memory.bytes_per_cycle, "DRAM": bandwidth_gbs / memory.ghz},
                                      source=memory.source + f", DRAM {bandwidth_gbs:g} GB/s given", patterns=patterns)
     return memory
 

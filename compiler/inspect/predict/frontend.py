@@ -15,8 +15,9 @@ offsets, sizes and op counts, cycles per iteration by thread CPU time):
 So an iteration takes at least one fetch per 64-byte window its bytes touch,
 per FETCH_OPS slots of a window, and per taken jump inside the body. The
 cycles a fetch takes are a per-machine figure (MemoryModel.fetch_cycles):
-1.0 on a Zen 3 core alone, up to 2.0 while the core's other hardware thread
-runs (the two threads take turns at the op cache: the same loops then ran
+1.0 on a Zen 3 core alone, 2.0-2.4 in a state a shared virtual machine
+enters and leaves (likely the core's other hardware thread busy, the two
+taking turns at the op cache; not visible from the guest: the same loops then ran
 at 2.0 and 4.0), measured by `ea bench --calibrate`. llvm-mca models
 neither, which is why loops that store, with 32-43-byte bodies, ran at
 about 2 cycles where it said 1.6.

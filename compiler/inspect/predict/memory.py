@@ -31,8 +31,8 @@ class MemoryModel:
     # "<pattern>@16" (read@16, copy@16, ...): the same with every array 16 bytes past a 64-byte
     # line, so half of the 32-byte accesses cross a line (split_ratio).
     patterns: dict[str, dict[str, float]] = field(default_factory=dict)
-    # Cycles one op-cache fetch takes (frontend.py): 1.0 on a Zen 3 core alone, up to 2.0 while
-    # its other hardware thread runs; a calibration from before it was measured has the default.
+    # Cycles one op-cache fetch takes (frontend.py): 1.0 on a Zen 3 core alone, 2.0-2.4 in a state
+    # a shared VM enters and leaves; a calibration from before it was measured has the default.
     fetch_cycles: float = DEFAULT_FETCH_CYCLES
 
     def bandwidth(self, pattern: str, level: str) -> float:
