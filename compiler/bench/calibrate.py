@@ -13,7 +13,11 @@ seconds) and cached per CPU (predict/memory.py says where).
   each of these with the arrays 16 bytes past a cache line (`read@16`, ...:
   half of the 32-byte accesses cross a line, as with NumPy's arrays);
 * a libm call: `expmap` (one `expf` per element), its measured cycles per
-  iteration less the model's cycles for the rest of the loop, per call.
+  iteration less the model's cycles for the rest of the loop, per call;
+* an op-cache fetch (predict/frontend.py): `fetchloop`, a loop of four ops
+  that takes one fetch a trip, its cycles per trip (the slope between two
+  trip counts) over the fetches the rule gives its loops: 1.0 on a Zen 3
+  core alone, 2.0-2.4 while (likely) the core's other hardware thread is busy.
 
 Times are the thread's CPU time (time.thread_time_ns, as `ea bench --cycles`
 measures: the moments another process has the core do not count), the 10th
@@ -35,6 +39,8 @@ CHAIN_N = 1 << 20
 # MemoryModel.patterns name -> (calibrate.ea function, read arrays, written arrays)
 PATTERNS = {"read2": ("read2", 2, 0), "copy": ("copy1", 1, 1), "read2_write": ("or2", 2, 1)}
 EXP_N = 1 << 14
+FETCH_N = (256, 2048)  # i32 elements of fetchloop's array: trips of 32 and 256 (8 KiB, in L1)
+FETCH_REPS = 1024  # a multiple of 8: LLVM unrolls the repetitions eight times, each copy a loop of its own
 
 
 def _fastest_ns(fn, seconds: float, cancel) -> float:
@@ -81,6 +87,37 @@ def _loop_model(options: Options, name: str):
     fr = next(f for f in report.functions if f.name == name)
     k = fr.loops.index(fr.main_loop)
     return fr.prediction.loops[k], fr.main_loop.mix, fr.prediction.rough
+
+
+def fetch_probe(ghz: float, options: Options | None = None, seconds: float = 0.5) -> float | None:
+    """The cycles an op-cache fetch takes now (as the calibration measures it): for telling, beside
+    a benchmark, which state the core's front end was in (1.0, or 2.0 while the core's other
+    hardware thread runs)."""
+    from ..loader import load
+    options = options or Options()
+    k = load(_source(), target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
+    return _fetch_cycles(k, options, ghz, np.random.default_rng(7), None, seconds)
+
+
+def _fetch_cycles(k, options: Options, ghz: float, rng, cancel, seconds: float = 0.5) -> float | None:
+    """Cycles per op-cache fetch: `fetchloop`'s cycles per trip over the fetches its trip takes
+    (the mean over the copies of its loop that LLVM made unrolling the repetitions: each is one
+    fetch unless it crosses a 64-byte window). None where the rule has no placement for the
+    code (not a Zen target, no disassembler): the default stays."""
+    from ..inspect import inspect
+    from ..inspect.predict.memory import DEFAULT
+    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=DEFAULT, alignment=64)
+    fr = next(f for f in report.functions if f.name == "fetchloop")
+    inner = [lp.fetches for lp, rep in zip(fr.prediction.loops, fr.loops) if rep.depth >= 1 and lp.fetches]
+    if not inner:
+        return None
+    a = place([rng.integers(0, 1 << 31, FETCH_N[1], dtype=np.int32)])[0]
+    calls = {str(n): (lambda x: lambda: k.fetchloop(x, FETCH_REPS))(a[:n]) for n in FETCH_N}  # n: the length of x
+    stats = measure(calls, Budget(seconds=seconds, min_samples=5, max_samples=100, sample_ns=1e6, warmup_ns=5e6,
+                                  cpu_time=True), cancel)
+    trips = FETCH_REPS * (FETCH_N[1] - FETCH_N[0]) / 8
+    per_trip = (stats[str(FETCH_N[1])].p10_ns - stats[str(FETCH_N[0])].p10_ns) * ghz / trips
+    return round(per_trip / (sum(inner) / len(inner)), 2)
 
 
 def _cpuinfo_ghz() -> float:
@@ -130,9 +167,13 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     per_iter = _fastest_ns(lambda: k.expmap(x, out), 1.0, cancel) * ghz / (EXP_N / calls)
     call_cycles = round(max(per_iter - loop.latency_cycles, 1.0) / calls, 1)
     tell(f"libm call (expf): {call_cycles:.1f} cycles")
+    fetch_cycles = _fetch_cycles(k, options, ghz, rng, cancel)
+    if fetch_cycles is not None:
+        tell(f"front end: {fetch_cycles:.2f} cycles per op-cache fetch")
     model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,
                         ghz=round(ghz, 3), call_cycles=call_cycles, patterns=patterns,
-                        source=f"calibrated on {cpu_model()} {timestamp()[:10]}")
+                        source=f"calibrated on {cpu_model()} {timestamp()[:10]}",
+                        **({"fetch_cycles": fetch_cycles} if fetch_cycles is not None else {}))
     path = save_calibration(model)
     tell(f"saved {path}")
     return model

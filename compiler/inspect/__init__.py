@@ -34,7 +34,7 @@ from .hints import hints_for
 from .listing import AsmLine, listing
 from .machine import machine_for
 from .model import Counts, FunctionReport, InspectReport
-from .predict import NUMPY_ALIGNMENT, FunctionPrediction, MemoryModel, memory_for, predict_loops
+from .predict import NUMPY_ALIGNMENT, FunctionPrediction, MemoryModel, layout_for, memory_for, predict_loops
 from .render import render_text
 from .runtime import masked_expansions, module_paths
 from .source import source_facts
@@ -100,9 +100,9 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
     facts = source_facts(analysis, only)
     paths = module_paths(module, analysis) if module is not None else (paths or {})
     reports: list[FunctionReport] = []
-    for fn in parse(module.asm() if asm is None else asm, arm):
-        if names is not None and fn.name not in names:
-            continue
+    functions = [fn for fn in parse(module.asm() if asm is None else asm, arm) if names is None or fn.name in names]
+    layout = layout_for(functions, module, options) if predict else {}
+    for fn in functions:
         infos = [classify(ins) for ins in fn.instrs]
         func = funcs.get(fn.name)
         body = None
@@ -117,7 +117,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
         report.hints = hints_for(report, func, fn, infos, loops, machine, arm, analysis.decisions, facts)
         if predict:
             report.prediction = predict_loops(fn, infos, loops, report, options, machine, memory, working_set_bytes,
-                                              alignment)
+                                              alignment, layout.get(fn.name))
         reports.append(report)
     if names is not None:
         return InspectReport(analysis.path, describe_target(options), reports)

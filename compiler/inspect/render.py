@@ -92,8 +92,8 @@ def size_text(n: int) -> str:
 
 
 def limit_text(limit) -> str:
-    """How a limit reads: `ports`, `latency`, `calls`, `L2 bandwidth`."""
-    return limit.value if limit.value in ("ports", "latency", "calls") else f"{limit.value} bandwidth"
+    """How a limit reads: `ports`, `latency`, `front end`, `calls`, `L2 bandwidth`."""
+    return limit.value if limit.value in ("ports", "latency", "front end", "calls") else f"{limit.value} bandwidth"
 
 
 def prediction_lines(fp) -> list[str]:

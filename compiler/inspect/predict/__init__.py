@@ -15,6 +15,8 @@ bandwidths measured on this machine per cache level (memory.py,
 those of `ea inspect` (same order, same roles)."""
 from __future__ import annotations
 
+import dataclasses
+
 from ...codegen.target import cpu_and_features, flag_features, host_cpu_name
 from ...options import Options
 from ..asm import AsmFunction
@@ -23,6 +25,7 @@ from ..classify import Info
 from ..machine import Machine
 from ..model import FunctionReport
 from . import mca
+from .frontend import Layout, fetches, module_layout, wide_fields
 from .loop import body_for_model, predict_loop
 from .origin import advanced_by_parent
 from .memory import DEFAULT, NUMPY_ALIGNMENT, MemoryModel, line_offset, load_calibration
@@ -39,9 +42,9 @@ def memory_for(options: Options, bandwidth_gbs: float | None = None) -> MemoryMo
         # The other DRAM patterns follow the given figure (memory.RATIOS), not the calibrated ones.
         patterns = {name: {lv: v for lv, v in by_level.items() if lv != "DRAM"}
                     for name, by_level in memory.patterns.items()}
-        memory = MemoryModel(memory.cache_bytes, {**memory.bytes_per_cycle, "DRAM": bandwidth_gbs / memory.ghz},
-                             memory.ghz, memory.call_cycles, memory.source + f", DRAM {bandwidth_gbs:g} GB/s given",
-                             memory.extra, patterns)
+        memory = dataclasses.replace(memory,
+                                     bytes_per_cycle={**memory.bytes_per_cycle, "DRAM": bandwidth_gbs / memory.ghz},
+                                     source=memory.source + f", DRAM {bandwidth_gbs:g} GB/s given", patterns=patterns)
     return memory
 
 
@@ -50,11 +53,22 @@ def _host_is_x86() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64")
 
 
+def layout_for(functions: list[AsmFunction], module, options: Options) -> Layout:
+    """Where each instruction of `functions` sits in `module`'s object code (frontend.py), for
+    the CPUs whose front end the rule describes (AMD Zen: 64-byte op-cache windows, measured on
+    Zen 3); empty for others and without a module."""
+    if module is None or options.is_arm or not cpu_and_features(options)[0].startswith("znver"):
+        return {}
+    return module_layout({fn.name: [ins.mnemonic for ins in fn.instrs] for fn in functions}, module.object())
+
+
 def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report: FunctionReport,
                   options: Options, machine: Machine, memory: MemoryModel,
-                  working_set_bytes: int | None = None, alignment: int = NUMPY_ALIGNMENT) -> FunctionPrediction:
+                  working_set_bytes: int | None = None, alignment: int = NUMPY_ALIGNMENT,
+                  placed: list[tuple[int, int]] | None = None) -> FunctionPrediction:
     """Predictions for the loops `analyse` reported on (report.loops, same order as `loops`), the
-    arrays aligned to `alignment` bytes (memory.line_offset)."""
+    arrays aligned to `alignment` bytes (memory.line_offset); `placed`: (offset, size) of each
+    instruction in the object code (layout_for), for the front end's share."""
     arm = options.is_arm
     cpu = cpu_and_features(options)[0]
     timings, why, model = None, None, ""
@@ -67,7 +81,9 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
             model = f"machine.py estimate, {why}"
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
                         None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm,
-                        alignment, advanced_by_parent(fn, lp, loops) if not arm else frozenset())
+                        alignment, advanced_by_parent(fn, lp, loops) if not arm else frozenset(),
+                        fetches(placed, [ins.mnemonic for ins in fn.instrs], lp.path,
+                                [wide_fields(ins.operands, ins.mnemonic) for ins in fn.instrs]) if placed else None)
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source, alignment)
@@ -82,4 +98,4 @@ def _rough_core(rep, machine: Machine) -> tuple[float, float]:
 
 
 __all__ = ["DEFAULT", "FunctionPrediction", "LEVELS", "Limit", "LoopPrediction", "MemoryModel", "NUMPY_ALIGNMENT",
-           "SizeRange", "line_offset", "load_calibration", "memory_for", "predict_loops"]
+           "SizeRange", "layout_for", "line_offset", "load_calibration", "memory_for", "predict_loops"]

@@ -2,7 +2,8 @@
 estimate), its memory traffic per cache level, and its calls.
 
 Per iteration, with the data in level L:
-    core    = the model's simulated cycles (ports and carried dependencies)
+    core    = the model's simulated cycles (ports and carried dependencies), at
+              least the front end's: op-cache fetches x cycles per fetch (frontend.py)
     memory  = kernel bytes moved at L / bytes per cycle L sustains for the
               loop's access pattern (reads only, or reads and a write stream)
     cycles  = max(core, memory) + calls × cycles per call
@@ -20,6 +21,7 @@ from ..model import LoopReport
 from .mca import BlockTiming
 from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
+from .pipes import corrected_ports, is_move_to_integer
 from .traffic import Traffic, inner_working_set, loop_traffic
 
 SPLIT_RATE = 0.5  # of the calibration's accesses that cross a line (split_ratio's measurement)
@@ -34,18 +36,28 @@ def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
                  working_set_bytes: int | None, model: str, arm: bool = False,
-                 alignment: int = NUMPY_ALIGNMENT, advancing: frozenset[str] = frozenset()) -> LoopPrediction:
+                 alignment: int = NUMPY_ALIGNMENT, advancing: frozenset[str] = frozenset(),
+                 fetches: int | None = None) -> LoopPrediction:
     """`timing`: llvm-mca's figures for `body_for_model`; else `rough_core`
     (ports, latency) from the fallback estimate. `alignment`: the arrays start at a multiple of
     this many bytes and no larger one (NumPy: 16; 64 or more: on a cache line). `advancing`:
-    the registers the enclosing loop moves on (origin.advanced_by_parent)."""
+    the registers the enclosing loop moves on (origin.advanced_by_parent). `fetches`: op-cache
+    fetches per iteration (frontend.py), None where the loop's placement is not known."""
     traffic = loop_traffic(fn, infos, lp, arm, line_offset(alignment), advancing)
     calls = report.calls
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
+        body = [i for i in lp.path if not infos[i].call]  # body_for_model's instructions
+        split = corrected_ports(timing, [is_move_to_integer(fn.instrs[i].mnemonic, fn.instrs[i].operands,
+                                                            infos[i].loads) for i in body])
+        if split < ports:  # the simulation ran into the pipes the model shares: what it added beyond them stays
+            ports, core = split, max(split, core - (ports - split))
     else:
         ports, latency = rough_core
         core = max(ports, latency)
+    front = round(fetches * memory.fetch_cycles, 2) if fetches else 0.0
+    core_limit = Limit.FRONT_END if front > core else Limit.LATENCY if core > ports * LATENCY_MARGIN else Limit.PORTS
+    core = max(core, front)
     call_cycles = round(sum(calls.values()) * memory.call_cycles, 2)
     by_level, limits = {}, {}
     in_l1 = memory_cycles(traffic, "L1", memory)
@@ -57,10 +69,8 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             limits[level] = Limit.CALLS
         elif mem > core:
             limits[level] = level
-        elif core > ports * LATENCY_MARGIN:
-            limits[level] = Limit.LATENCY
         else:
-            limits[level] = Limit.PORTS
+            limits[level] = core_limit
     # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
     # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
     # But a row the enclosing loop moves on (ikj's row of B, a new one every k) is reused only
@@ -84,7 +94,8 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
         limit=limit, level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
         call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
         ranges=_ranges(limits, by_level, memory), calls=dict(calls), spills=report.spills, reloads=report.reloads,
-        ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None)
+        ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None,
+        fetches=fetches, front_end_cycles=front)
 
 
 def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:

@@ -41,6 +41,9 @@ class BlockTiming:
     simulated: float  # steady-state cycles per iteration the simulation took (dependencies included)
     ports: dict[str, float] = field(default_factory=dict)  # resource -> cycles busy per iteration
     latencies: list[int] = field(default_factory=list)  # per instruction of the input
+    units: dict[str, int] = field(default_factory=dict)  # resource -> how many of it there are
+    usage: list[dict[str, float]] = field(default_factory=list)  # per instruction: resource -> cycles
+    dispatch: float = 0.0  # cycles per iteration the dispatch width needs (micro-ops / width)
 
 
 @functools.cache
@@ -116,11 +119,16 @@ def _parse(doc: dict) -> list[BlockTiming]:
         iters = summary["Iterations"] or 1
         n = len(region["Instructions"])
         ports: dict[str, float] = {}
+        usage: list[dict[str, float]] = [{} for _ in range(n)]
         for p in region.get("ResourcePressureView", {}).get("ResourcePressureInfo", []):
             if p["InstructionIndex"] < n and p["ResourceIndex"] < len(names):
                 name = names[p["ResourceIndex"]]
                 ports[name] = round(ports.get(name, 0.0) + p["ResourceUsage"], 3)
+                mine = usage[p["InstructionIndex"]]
+                mine[name] = round(mine.get(name, 0.0) + p["ResourceUsage"], 3)
         lats = [i["Latency"] for i in region.get("InstructionInfoView", {}).get("InstructionList", [])]
+        units = {name: names.count(name) for name in set(names)}
+        dispatch = summary.get("TotaluOps", 0) / iters / (summary.get("DispatchWidth") or 1)
         out.append(BlockTiming(float(summary["BlockRThroughput"]), round(summary["TotalCycles"] / iters, 3),
-                               ports, lats))
+                               ports, lats, units, usage, round(dispatch, 3)))
     return out

@@ -13,6 +13,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .frontend import DEFAULT_FETCH_CYCLES
 from .model import LEVELS, Limit
 
 
@@ -30,6 +31,9 @@ class MemoryModel:
     # "<pattern>@16" (read@16, copy@16, ...): the same with every array 16 bytes past a 64-byte
     # line, so half of the 32-byte accesses cross a line (split_ratio).
     patterns: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Cycles one op-cache fetch takes (frontend.py): 1.0 on a Zen 3 core alone, 2.0-2.4 in a state
+    # a shared VM enters and leaves; a calibration from before it was measured has the default.
+    fetch_cycles: float = DEFAULT_FETCH_CYCLES
 
     def bandwidth(self, pattern: str, level: str) -> float:
         """Bytes per cycle `level` sustains for `pattern` ("read" = bytes_per_cycle); a pattern not

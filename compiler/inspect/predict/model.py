@@ -11,6 +11,7 @@ class Limit(str, Enum):
     """What bounds a loop's iteration time."""
     PORTS = "ports"  # execution ports / issue width (the model's block throughput)
     LATENCY = "latency"  # a loop-carried dependency chain
+    FRONT_END = "front end"  # op-cache fetches: 64-byte windows, 8 ops each (frontend.py)
     L1 = "L1"  # bandwidth of the cache level the data lives in
     L2 = "L2"
     L3 = "L3"
@@ -59,6 +60,8 @@ class LoopPrediction:
     chain: str | None = None  # the longest carried chain, e.g. "ymm0: vfmadd231ps"
     model: str = ""  # e.g. "llvm-mca 14 znver3", or "rough" when no model was available
     rough: bool = False  # True: the fallback estimate (machine.py), not a machine model
+    fetches: int | None = None  # op-cache fetches per iteration (frontend.py); None: placement not known
+    front_end_cycles: float = 0.0  # fetches x the machine's cycles per fetch
 
     def to_json(self) -> dict:
         data = {k: v for k, v in vars(self).items() if k not in ("ranges", "limit", "level")}
