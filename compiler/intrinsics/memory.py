@@ -116,7 +116,7 @@ INTRINSICS = [
               "(a compile-time power of two, at least the element size): 0..bytes/size-1, rounded down when "
               "ptr itself is not aligned to its element size. Lets a loop start its full vectors on a "
               "cache line (64) of the array it was given.",
-              _align_offset, FAMILY, "extension (not in the reference)"),
+              _align_offset, FAMILY, "extension (not in the reference)", memory=Memory("hint")),
     Intrinsic("store", ("ptr", "index", "vector"), ("(*mut T, int, TxN) -> void",),
               "Store the vector's lanes to ptr[index .. index+N).", _store, FAMILY, "CORE (v0.1)",
               memory=Memory("touch", index=1, lanes=2)),

@@ -28,7 +28,8 @@ class Memory:
       scalar) or, when None, of the call's result; with `count`, only lanes
       k < argument `count` are touched (none when it is <= 0);
     - `"indices"`: ptr[indices[k]] for each lane of argument `index`;
-    - `"hint"`: the address is a hint, no element is touched;
+    - `"hint"`: only the address is used (a prefetch's hint at ptr[index],
+      `align_offset`'s place in a line: `index` None), no element is touched;
     - `"view"`: the result is the same memory in other units (its own pointee)."""
     kind: str
     index: Optional[int] = None

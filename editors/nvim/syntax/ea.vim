@@ -28,7 +28,7 @@ syn keyword eaVectorType f64x4 u16x16 u64x4 f32x16 i32x16 i8x64 u8x64 i16x32 u64
 syn keyword eaVectorType i32x2 i8x4 f16x4 f16x8
 
 " ---- built-in functions (intrinsics; `splat` is a keyword above) ----
-syn keyword eaIntrinsic abs abs_diff abs_diff_i16x8 abs_diff_i32x4 abs_diff_i8x16 abs_diff_u16x8 abs_diff_u32x4
+syn keyword eaIntrinsic align_offset abs abs_diff abs_diff_i16x8 abs_diff_i32x4 abs_diff_i8x16 abs_diff_u16x8 abs_diff_u32x4
 syn keyword eaIntrinsic abs_diff_u8x16 addp_i16 addp_i32 bcast_even_pairs_i32x16 bcast_even_pairs_i32x8
 syn keyword eaIntrinsic bcast_odd_pairs_i32x16 bcast_odd_pairs_i32x8 bitcast_i32x4 bitcast_i32x8 bitcast_i8x16
 syn keyword eaIntrinsic bitcast_i8x32 blend_i32 bslli_i8x16 bslli_i8x32 bsrli_i8x16 bsrli_i8x32 concat_f32x8
