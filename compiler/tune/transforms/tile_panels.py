@@ -90,10 +90,10 @@ def edits(analysis: Analysis, site: Site, choice) -> list[Edit]:
 
 
 def panel_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: bool, kc: int = 0,
-          start: str | None = None) -> Edit:
+               start: str | None = None) -> Edit:
     """The panels; with kc > 0, the k loop of each panel in blocks of kc (`kblock.py`); with
     `start` (a pointer read along j), the panels begin at its first 64-byte line and the
-    columns before it go through tiles of half-width vectors (`panel_lines.py`)."""
+    columns before and after them go through one- and half-vector tiles (`panel_lines.py`)."""
     data, nest, w, jw, ind, step, l1, l2, taken, i, j, src = layout(analysis, tile)
     ity, jty = tile.row_advance.target.ty.name, nest.advance.target.ty.name
     block = nr * width
@@ -104,7 +104,7 @@ def panel_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fus
              f"{ind}let {iend}: {ity} = {i}\n",
              f"{ind}while {src(w.cond)} {{\n", f"{l1}{src(tile.row_advance)}\n", f"{ind}}}\n",
              f"{ind}let {ilast}: {ity} = {i}\n", f"{ind}{src(tile.j_start)}\n"]
-    rows = (i0, iend, ilast, row)
+    rows = (i0, iend, ilast, row, ity, src)
     if start:
         half = width // 2
         ja = fresh(j, "line", taken)
@@ -115,8 +115,8 @@ def panel_edit(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fus
     lines.append(f"{ind}while {j} + {block} <= {src(nest.outer_bound)} {{\n")
     lines += _panel(analysis, tile, mr, nr, width, fused, kc, rows, taken, l1, step)
     lines += [f"{l1}{j} = {j} + {block}\n", f"{ind}}}\n"]
-    if start:  # the columns after the last panel too (the start moved them): left to the scalar loop
-        # they would cost as much as all the panels at n = 256
+    if start:  # the columns after the last panel too: left to the scalar loop they cost as much as
+        # all the panels at n = 256
         lines += _edge(analysis, tile, mr, width, fused, kc, rows, taken, ind, step, src(nest.outer_bound))
     jt, ir = fresh(j, block, taken), fresh(i, 2, taken)
     subs = [(n.span.start, n.span.end, ir) for n in names_in([jw]) if n.name == i]
@@ -142,8 +142,8 @@ def _panel(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: 
            taken: set[str], l1: str, step: str) -> list[str]:
     """The body of one column panel at `l1`: its row tiles (mr rows, then the rows left one
     by one), their k loop in blocks of kc when kc > 0."""
-    nest, src = tile.nest, (lambda node: tile_source(analysis, node))
-    i0, iend, ilast, row = rows
+    nest = tile.nest
+    i0, iend, ilast, row, ity, src = rows
     l2 = l1 + step
     lines, kblock, lr = [], None, l1  # lr: the row loops' indent
     if kc:
@@ -155,7 +155,7 @@ def _panel(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: 
                   f"{l1}while {first} || {kb} < {m} {{\n", f"{l2}let mut {ke}: {kty} = {kb} + {kc}\n",
                   f"{l2}if {ke} > {m} {{\n", f"{l2}{step}{ke} = {m}\n", f"{l2}}}\n"]
     lb = lr + step
-    lines += [f"{lr}let mut {row}: {tile_type(tile)} = {i0}\n", f"{lr}while {row} < {iend} {{\n"]
+    lines += [f"{lr}let mut {row}: {ity} = {i0}\n", f"{lr}while {row} < {iend} {{\n"]
     lines += tile_body(analysis, tile, mr, nr, width, fused, taken, lb, step, row, kblock)
     lines += [f"{lb}{row} = {row} + {mr}\n", f"{lr}}}\n", f"{lr}while {row} < {ilast} {{\n"]
     lines += tile_body(analysis, tile, 1, nr, width, fused, taken, lb, step, row, kblock)
@@ -164,11 +164,3 @@ def _panel(analysis: Analysis, tile: Tile, mr: int, nr: int, width: int, fused: 
         lines += [f"{l2}{kb} = {ke}\n", f"{l2}{first} = false\n", f"{l1}}}\n"]
     return lines
 
-
-def tile_source(analysis: Analysis, node) -> str:
-    return analysis.source.data[node.span.start:node.span.end].decode()
-
-
-def tile_type(tile: Tile) -> str:
-    """The row counter's type."""
-    return tile.row_advance.target.ty.name
