@@ -116,12 +116,12 @@ def _missing_functions(path: Path, options: Options) -> dict[str, str]:
     return why
 
 
-def _options(target: str, opt_level: int, avx512: bool) -> Options:
+def _options(target: str, opt_level: int, avx512: bool, stream_threshold: int | None = None) -> Options:
     from .cpu_levels import override_problem
     problem = override_problem()
     if problem:
         raise ValueError(problem)
-    return Options(target_cpu=target, opt_level=opt_level, avx512=avx512)
+    return Options(target_cpu=target, opt_level=opt_level, avx512=avx512, stream_threshold=stream_threshold)
 
 
 def ensure_runnable(opts: Options) -> None:
@@ -169,12 +169,15 @@ def _build(path: Path, opts: Options) -> Path:
     return entry
 
 
-def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = False) -> Kernel:
-    """Compile (cached) and load an Eä file; returns a module-like object."""
+def load(path, *, target: str = "native", opt_level: int = 3, avx512: bool = False,
+         stream_threshold: int | None = None) -> Kernel:
+    """Compile (cached) and load an Eä file; returns a module-like object.
+    `stream_threshold`: bytes a kernel's main loop stores per call from which
+    its vector stores are non-temporal (None: half the last-level cache; 0: never)."""
     path = Path(path).resolve()
     if not path.exists():
         raise FileNotFoundError(f"no such Eä source: {path}")
-    opts = _options(target, opt_level, avx512)
+    opts = _options(target, opt_level, avx512, stream_threshold)
     ensure_runnable(opts)
     entry, _ = _entry(path, opts)
     hit = _LOADED.get((entry, path.stat().st_mtime_ns))

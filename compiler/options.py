@@ -14,6 +14,10 @@ class Options:
     dotprod: bool = False
     i8mm: bool = False
     opt_level: int = 3
+    # Bytes a kernel's main loop must store in one call before its plain vector
+    # stores become non-temporal (compiler/codegen/ntauto.py); None: half the
+    # target's last-level cache, 0: never.
+    stream_threshold: int | None = None
 
     @property
     def is_arm(self) -> bool:
@@ -28,4 +32,4 @@ class Options:
     def key(self) -> tuple:
         """A hashable identity, for caches keyed by options."""
         return (self.target_cpu, self.target_triple, self.avx512, self.fp16, self.dotprod,
-                self.i8mm, self.opt_level)
+                self.i8mm, self.opt_level, self.stream_threshold)

@@ -20,6 +20,9 @@ class RuntimePath:
     source: str = "codegen"  # "codegen" (Eä's lowering) or "llvm"
     loop_versions: int = 0  # copies of the enclosing loop made for this choice (0: tested in place)
     summary: str = ""  # the paths in a few words, for hints
+    # Which copy of a versioned loop `ea inspect` calls the main loop: "nontemporal"
+    # (the aligned copy, codegen/ntloop.py) or "plain" (the copy as written, codegen/ntauto.py).
+    main_copy: str = "nontemporal"
 
     @property
     def text(self) -> str:

@@ -4,6 +4,7 @@ subcommands and the C-harness benchmark (compiler/bench/harness.py): parsing
 combinations the compiler rejects (TOOLCHAIN.md §1.1)."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from .options import Options
@@ -19,7 +20,9 @@ class UsageError(Exception):
 
 
 # Target options that take a value.
-TARGET_VALUE_OPTIONS = ("--opt-level", "--target", "--target-triple")
+TARGET_VALUE_OPTIONS = ("--opt-level", "--target", "--target-triple", "--stream-threshold")
+
+_UNITS = {"": 0, "K": 10, "M": 20, "G": 30}
 
 
 def joined(args: list[str], value_options: tuple[str, ...]) -> list[str]:
@@ -46,12 +49,22 @@ def parse_target_flag(arg: str, opts: Options) -> Options | None:
         return replace(opts, opt_level=int(value))
     if arg.startswith("--target="):
         return replace(opts, target_cpu=arg.split("=", 1)[1] or "native")
+    if arg.startswith("--stream-threshold="):
+        return replace(opts, stream_threshold=_bytes(arg.split("=", 1)[1]))
     if arg.startswith("--target-triple="):
         return replace(opts, target_triple=arg.split("=", 1)[1] or None)
     flag = {"--avx512": "avx512", "--fp16": "fp16", "--dotprod": "dotprod", "--i8mm": "i8mm"}.get(arg)
     if flag is not None:
         return replace(opts, **{flag: True})
     return None
+
+
+def _bytes(text: str) -> int:
+    """`16M`, `512K`, `1G`, `4096`, `0`: a size in bytes."""
+    m = re.fullmatch(r"(\d+)([KMG]?)", text.strip().upper())
+    if m is None:
+        raise UsageError(f"--stream-threshold must be a size in bytes (e.g. 16M, 512K, 0 for never), not '{text}'")
+    return int(m.group(1)) << _UNITS[m.group(2)]
 
 
 def validate(opts: Options) -> None:

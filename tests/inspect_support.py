@@ -6,9 +6,10 @@ import textwrap
 
 from ea_compiler.options import Options
 
-AVX2 = Options(target_cpu="haswell")
-AVX2_FAST_GATHER = Options(target_cpu="skylake")
-AVX512 = Options(target_cpu="skylake-avx512", avx512=True)
+# The code as written: no copy of a main loop streaming its stores on big calls (codegen/ntauto.py).
+AVX2 = Options(target_cpu="haswell", stream_threshold=0)
+AVX2_FAST_GATHER = Options(target_cpu="skylake", stream_threshold=0)
+AVX512 = Options(target_cpu="skylake-avx512", avx512=True, stream_threshold=0)
 ARM = Options(target_triple="aarch64-unknown-linux-gnu")
 
 

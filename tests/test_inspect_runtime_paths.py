@@ -15,7 +15,7 @@ from ea_compiler.inspect.incremental import clear_function_cache, inspect_functi
 from ea_compiler.options import Options
 from inspect_support import AVX2, AVX512, line_of, src
 
-ZEN3 = Options(target_cpu="znver3")
+ZEN3 = Options(target_cpu="znver3", stream_threshold=0)  # the code as written: no streaming copy of the main loop (codegen/ntauto.py)
 EA = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "ea"
 
 SCALE = src("""

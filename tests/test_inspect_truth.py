@@ -16,7 +16,7 @@ from ea_compiler.options import Options
 from inspect_support import ARM, AVX2, AVX512, line_of, src
 
 ROOT = Path(__file__).resolve().parent.parent
-ZEN4 = Options(target_cpu="znver4")  # AVX-512 CPU whose cost model picks 512-bit vectors for scalar loops
+ZEN4 = Options(target_cpu="znver4", stream_threshold=0)  # no streaming copy (codegen/ntauto.py); AVX-512 CPU whose cost model picks 512-bit vectors for scalar loops
 
 
 def only(text: str, options: Options, **kw):

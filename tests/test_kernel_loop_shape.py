@@ -15,7 +15,7 @@ from ea_compiler.options import Options
 from inspect_support import ARM, AVX2, src
 
 ROOT = Path(__file__).resolve().parent.parent
-ZEN4 = Options(target_cpu="znver4")
+ZEN4 = Options(target_cpu="znver4", stream_threshold=0)  # the code as written: no streaming copy of the main loop (codegen/ntauto.py)
 UNROLL_OFF = '!"llvm.loop.unroll.disable"'
 VECTORIZE_OFF = '!"llvm.loop.vectorize.enable", i1 false'
 

@@ -30,6 +30,8 @@ options:
   --emit-llvm          print LLVM IR       --emit-asm          write assembly
   --annotate           with --emit-asm: interleave the source lines
   --header             write a C header
+  --stream-threshold SIZE  bytes a kernel's loop stores per call from which its vector
+                       stores are non-temporal (default: half the last-level cache; 0: never)
 An option's value may also be written --opt=value (--opt-level=2, --target=znver4).
 environment: EA_HOST_CPU=CPU  treat `native` as that CPU (e.g. haswell), for every command
 """

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+
 from ..intrinsics import Intrinsic
 from ..syntax import ast as A
 from ..typesys import model as T
+from .divide import divide
 from .literals import materialised
 from .lower import lowering
 from .names import local_name
@@ -187,10 +189,8 @@ class ExprEmitter:
         flags = [] if vector else (["nuw"] if elem.is_unsigned else ["nsw"])
         if op in ("+", "-", "*"):
             return {"+": bld.add, "-": bld.sub, "*": bld.mul}[op](lv, rv, flags=flags)
-        if op == "/":
-            return bld.udiv(lv, rv) if elem.is_unsigned else bld.sdiv(lv, rv)
-        if op == "%":
-            return bld.urem(lv, rv) if elem.is_unsigned else bld.srem(lv, rv)
+        if op in ("/", "%"):
+            return divide(bld, op, lv, rv, elem.is_unsigned)
         if op == "<<":
             return bld.shl(lv, rv)
         if op == ">>":

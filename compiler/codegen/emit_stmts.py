@@ -9,6 +9,7 @@ from ..syntax import ast as A
 from ..typesys import model as T
 from .features import vector_registers
 from .names import local_name
+from . import ntauto
 from .ntloop import emit_versioned, version_groups
 
 
@@ -72,6 +73,13 @@ class StmtEmitter:
             self.builder.branch(target)
 
     def _while(self, s: A.While, unroll: int | None = None) -> None:
+        auto = ntauto.plan(self, s)
+        if auto is not None:  # streams past the cache on a big call (ntauto.py)
+            ntauto.emit(self, s, auto, lambda: self._while_stores(s, unroll))
+            return
+        self._while_stores(s, unroll)
+
+    def _while_stores(self, s: A.While, unroll: int | None) -> None:
         groups = version_groups(self, s)
         if groups:  # a kernel's main loop with streaming stores: one copy per alignment (ntloop.py)
             emit_versioned(self, s, groups, lambda end: self._while_copy(s, unroll, end))

@@ -33,10 +33,15 @@ from ..typesys import model as T
 from .lower.ntplan import MAX_VERSIONS, classes, pieces, rule
 from .lower.ntrealign import Realigned, RealignedSite
 from .lower.ntstore import Fixed, describe, misalignment
+from .ntauto import describe as auto_describe
 from .ntpeel import arrays_apart, emit_peel, plan
 
 OTHER = "other"  # the class of addresses no piece fits: plain stores
 DYNAMIC = "dynamic"  # a follower not at the leader's misalignment: tested at each store
+# The misalignments a streaming plain store (ntauto.py) gets a copy of the
+# loop for: multiples of 16 bytes (NumPy's arrays are 16 bytes past a line):
+# full-width stores or 16-byte pieces; elsewhere the copy as written.
+AUTO_ALIGN = 16
 # A misalignment no class holds (not a multiple of 4 bytes): the switch sends it to OTHER's copy.
 UNALIGNED_KEY = 1
 
@@ -54,6 +59,7 @@ class Group:
     sites: list[tuple[A.Call, int]] = field(default_factory=list)  # (call, bytes past `first`'s address)
     contiguous: bool = False  # each store one vector after the last, every trip (realigned when misaligned)
     merge: bool = True  # misalignments with the same code share a copy of the loop (not with followers)
+    auto: bool = False  # plain stores streaming on a big call (ntauto.py): 16-byte classes only
 
     def classes(self) -> list[tuple[int, ...] | str]:
         """The misalignments that give every store of the group the same code,
@@ -61,6 +67,8 @@ class Group:
         own offsets; realigned stores shift by each their own), then OTHER:
         one version of the loop each."""
         step = rule(self.size).min_align
+        if self.auto:
+            return [(m,) for m in range(0, self.size, AUTO_ALIGN)] + [OTHER]
         if self.contiguous or not self.merge:
             return [(m,) for m in classes(self.size)] + [OTHER]
         same: dict[tuple, list[int]] = {}
@@ -80,7 +88,12 @@ def version_groups(em, loop: A.While) -> list[Group]:
     params = {p.name for p in em.func.params}
     env = AffineEnv(kernel.var, params, em.module_emitter.const_values, lambda span: f"\0{span.start}")
     found: list[tuple[A.Call, object, bool]] = []
-    _scan(loop.body.stmts, env, em.module_emitter.decisions, found, True)
+    decisions, auto = em.module_emitter.decisions, em.nt_auto
+
+    def streams(x: A.Call) -> bool:  # a stream_store, or a plain store streaming here (ntauto.py)
+        intr = decisions.intrinsic_of(x)
+        return intr is not None and (entry(intr).name == "stream_store" or id(x) in auto)
+    _scan(loop.body.stmts, env, streams, found, True)
     groups: dict[tuple, Group] = {}
     unconditional: dict[int, bool] = {}
     for call, form, top in found:
@@ -97,7 +110,9 @@ def version_groups(em, loop: A.While) -> list[Group]:
     returns = any(isinstance(x, A.Return) for x in A.statements(loop.body.stmts))
     for g in groups.values():
         deltas = [d for _, d in g.sites]
-        g.contiguous = (rule(g.size).realign and not returns and all(unconditional[id(c)] for c, _ in g.sites)
+        g.auto = all(id(c) in auto for c, _ in g.sites)
+        g.contiguous = (not g.auto and rule(g.size).realign and not returns
+                        and all(unconditional[id(c)] for c, _ in g.sites)
                         and deltas == [k * g.size for k in range(len(deltas))]
                         and len(deltas) * g.size == g.coef * kernel.step * g.elem_bytes)
     if not groups:
@@ -117,7 +132,7 @@ def copies(leader: Group, followers: list[Group]) -> int:
     return (n - 1) * 2 + 1 if followers else n
 
 
-def _scan(stmts, env: AffineEnv, decisions, found: list, top: bool) -> None:
+def _scan(stmts, env: AffineEnv, streams, found: list, top: bool) -> None:
     """Vector stream_stores in `stmts` (not in inner loops) whose pointer is a
     parameter and whose index is affine in the loop variable and parameters,
     in program order, each with whether it runs on every trip (`top`)."""
@@ -125,29 +140,28 @@ def _scan(stmts, env: AffineEnv, decisions, found: list, top: bool) -> None:
         if getattr(s, "synthetic", False):
             continue
         if isinstance(s, A.If):
-            _calls(s.cond, env, decisions, found, top)
-            _scan(s.then.stmts, env.child(), decisions, found, False)
+            _calls(s.cond, env, streams, found, top)
+            _scan(s.then.stmts, env.child(), streams, found, False)
             if s.orelse is not None:
                 orelse = s.orelse.stmts if isinstance(s.orelse, A.Block) else [s.orelse]
-                _scan(orelse, env.child(), decisions, found, False)
+                _scan(orelse, env.child(), streams, found, False)
             continue
         if isinstance(s, (A.While, A.ForEach, A.Unroll)):
             continue
         for e in A.children(s):
             if isinstance(e, A.Expr):
-                _calls(e, env, decisions, found, top)
+                _calls(e, env, streams, found, top)
         if isinstance(s, A.Let):
             env.bind(s)
         elif isinstance(s, A.Assign) and isinstance(s.target, A.Name):
             env.known[s.target.name] = None
 
 
-def _calls(e: A.Expr, env: AffineEnv, decisions, found: list, top: bool) -> None:
+def _calls(e: A.Expr, env: AffineEnv, streams, found: list, top: bool) -> None:
     for x in A.walk([e]):
         if not isinstance(x, A.Call) or len(x.args) != 3 or not isinstance(x.args[2].ty, T.Vector):
             continue
-        intr = decisions.intrinsic_of(x)
-        if intr is None or entry(intr).name != "stream_store":
+        if not streams(x):
             continue
         ptr = A.unparen(x.args[0])
         if not isinstance(ptr, A.Name) or env.known.get(ptr.name) != symbol(ptr.name):
@@ -282,12 +296,12 @@ def _fixed(g: Group, c) -> dict[int, Fixed]:
     """Per store of the group in a version of class `c`: its misalignment
     (pieces), None (a plain store), or absent (not known: tested at the store)."""
     out: dict[int, Fixed] = {}
-    step = rule(g.size).min_align
+    step = AUTO_ALIGN if g.auto else rule(g.size).min_align
     for call, delta in g.sites:
         if c != OTHER:
             m = (c + delta) % g.size
             out[id(call)] = Fixed(m if m % step == 0 else None)
-        elif delta % step == 0:
+        elif g.auto or delta % step == 0:
             out[id(call)] = Fixed(None)
     return out
 
@@ -308,7 +322,10 @@ def _record(em, loop: A.While, groups: list[Group], peel) -> None:
         how = decided if k == 0 else (f"{decided}, when {g.ptr} is at {groups[0].ptr}'s misalignment; "
                                       "otherwise at each store")
         for call, delta in g.sites:
-            path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, how, g.contiguous)
+            if g.auto:
+                path = auto_describe(f"store (streaming) to {g.ptr}", g.size, how)
+            else:
+                path = describe(f"stream_store to {g.ptr}", call.args[2].ty, em.options, how, g.contiguous)
             index = _index_text(var, g, delta // g.elem_bytes)
             em.record_path(RuntimePath(call.span.line, path.what, f"the address of {g.ptr}[{index}] mod {g.size} "
                                        "(before the loop)", path.paths, how, loop_versions=versions,

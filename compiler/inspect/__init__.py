@@ -112,7 +112,7 @@ def inspect_module(analysis: Analysis, module: CompiledModule | None, bandwidth_
         loops = natural_loops(fn, infos, arm)
         found = paths.get(fn.name, []) + masked_expansions(fn, infos, facts)
         report = analyse(fn, infos, machine, loops, body, facts, arm,
-                         versioned=any(p.loop_versions for p in found))
+                         versioned=_versioned(found))
         report.runtime_paths = sorted(found, key=lambda p: (p.line or 0, p.source))
         report.hints = hints_for(report, func, fn, infos, loops, machine, arm, analysis.decisions, facts)
         if predict:
@@ -167,3 +167,12 @@ def clear_report_cache() -> None:
 
 __all__ = ["AsmLine", "InspectError", "InspectReport", "clear_report_cache", "inspect", "inspect_module", "listing",
            "predict_function", "render_text"]
+
+
+def _versioned(found) -> str | None:
+    """How the main loop was copied (function.analyse's `versioned`): "plain"
+    when a copy runs it as written, "nontemporal" for alignment copies only."""
+    copied = [p for p in found if p.loop_versions]
+    if not copied:
+        return None
+    return "plain" if any(p.main_copy == "plain" for p in copied) else "nontemporal"

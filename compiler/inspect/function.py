@@ -55,13 +55,14 @@ def _reg_class(info: Info) -> str:
 
 def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: list[Loop],
             body_lines: range | None = None, facts: SourceFacts | None = None, arm: bool = False,
-            versioned: bool = False) -> FunctionReport:
+            versioned: str | None = None) -> FunctionReport:
     """`body_lines`: for a kernel, the lines of its body, which identify the main loop.
     `facts`: the source's vector lines and element types; the vector width
     reported is that of the code written with vector types, and what LLVM
     made of scalar code is reported per loop (`auto_vectorised`).
-    `versioned`: code generation made one copy of the main loop per
-    alignment of its streaming stores (compiler/codegen/ntloop.py)."""
+    `versioned`: code generation made copies of the main loop: per
+    alignment of its streaming stores ("nontemporal", compiler/codegen/ntloop.py),
+    or also one as written for calls that fit the cache ("plain", ntauto.py)."""
     facts = facts or SourceFacts()
     total = Counts()
     regs: set[str] = set()
@@ -76,12 +77,6 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: l
             user_lines.add(ins.line)
             if info.elem:
                 mnemonic_elems[info.elem] += 1
-        line = ins.line if ins.line is not None else _enclosing_header(ins.index, loops_found, fn)
-        if line is None:
-            continue
-        counts, mix = lines.setdefault(line, (Counts(), Counter()))
-        add(counts, info)
-        mix[mix_key(ins, info)] += 1
     written = facts.widest_type(user_lines)
     elem = written.elem.name if written else (mnemonic_elems.most_common(1)[0][0] if mnemonic_elems else None)
     loops, user_vector, all_nontemporal = [], [], []
@@ -91,7 +86,16 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: l
         user_vector.append(count)
         stores = [fn.instrs[i].mnemonic for i in lp.path if infos[i].stores]
         all_nontemporal.append(bool(stores) and all(m.startswith(_NONTEMPORAL) for m in stores))
-    _assign_roles(loops, body_lines, user_vector, all_nontemporal if versioned else None)
+    _assign_roles(loops, body_lines, user_vector, all_nontemporal if versioned else None, versioned == "plain")
+    # A line's counts are those of the code as one call runs it: not again for each copy of the main loop.
+    copied = {i for lp, report in zip(loops_found, loops) if report.role == "copy" for i in lp.instrs}
+    for ins, info in zip(fn.instrs, infos):
+        line = ins.line if ins.line is not None else _enclosing_header(ins.index, loops_found, fn)
+        if line is None or ins.index in copied:
+            continue
+        counts, mix = lines.setdefault(line, (Counts(), Counter()))
+        add(counts, info)
+        mix[mix_key(ins, info)] += 1
     auto = [AutoVector(lp.role, lp.first_line, lp.last_line, lp.llvm_vector_bits,
                        _auto_type(fn, infos, found, lp.llvm_vector_bits, facts))
             for lp, found in zip(loops, loops_found) if lp.llvm_vector_bits]
@@ -279,14 +283,16 @@ def register_steps(body) -> dict[str, int]:
 
 
 def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector: list[int],
-                  all_nontemporal: list[bool] | None = None) -> None:
+                  all_nontemporal: list[bool] | None = None, plain_main: bool = False) -> None:
     """A kernel's main loop is the one running its body's lines; elsewhere
     the loop running the most vector code the user wrote (not what LLVM
     vectorised of a scalar remainder loop), then the most vector work.
     With `all_nontemporal` (per loop: its stores are all non-temporal) the
     main loop has copies, one per alignment of its streaming stores: the
     main one is the aligned copy (all stores non-temporal, the fewest
-    instructions), the others are its copies. Other outermost loops are tails."""
+    instructions), the others are its copies; with `plain_main` the main one
+    is the copy as written (not all non-temporal, the fewest instructions).
+    Other outermost loops are tails."""
     top = [lp for lp in loops if lp.depth == 0]
     if len(top) < 2:
         for lp in top:
@@ -300,7 +306,8 @@ def _assign_roles(loops: list[LoopReport], body_lines: range | None, user_vector
     written = {id(lp): n for lp, n in zip(loops, user_vector)}
     if all_nontemporal is not None:
         nontemporal = {id(lp): nt for lp, nt in zip(loops, all_nontemporal)}
-        main = max(top, key=lambda lp: (runs_body(lp), nontemporal[id(lp)], -lp.per_iteration.instructions))
+        main = max(top, key=lambda lp: (runs_body(lp), nontemporal[id(lp)] != plain_main,
+                                        -lp.per_iteration.instructions))
     else:
         main = max(top, key=lambda lp: (runs_body(lp), written[id(lp)], lp.per_iteration.vector,
                                         lp.per_iteration.instructions))

@@ -9,7 +9,7 @@ from ea_tui.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-HASWELL = Options(target_cpu="haswell")
+HASWELL = Options(target_cpu="haswell", stream_threshold=0)  # the code as written: no streaming copy of the main loop (codegen/ntauto.py)
 SIZE = (120, 40)
 
 

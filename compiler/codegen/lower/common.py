@@ -110,3 +110,9 @@ def shuffle(em, a: ir.Value, b: ir.Value | None, indices: list[int]) -> ir.Value
 def is_arm(em) -> bool:
     """The target is AArch64."""
     return em.options.is_arm
+
+
+def element_address(em, ptr_node, index_node, elem: T.Type) -> ir.Value:
+    """&p[i] in elements of p's pointee."""
+    ptr = em.expr(ptr_node)
+    return em.gep(ptr, [em.index64(index_node)], em.types(elem))

@@ -9,8 +9,7 @@ from llvmlite import ir
 from ...syntax import ast as A
 from ...typesys import model as T
 from . import ntstore
-from .common import call_intrinsic, const_int, is_arm
-from .memory import element_address
+from .common import call_intrinsic, const_int, element_address, is_arm
 
 
 def _prefetch(rw: int, locality: int):
@@ -83,7 +82,7 @@ def _scatter(em, call, want):
                    [value, addrs, const_int(max(vt.elem.bits // 8, 1)), _all_true(vt.lanes)])
 
 
-def _stream_store(em, call, want):
+def stream_store(em, call, want=None):
     """A non-temporal store that never faults. AArch64's stnp and x86's
     movnti (scalars) accept any address: one store at element alignment.
     x86's vector movnt* fault unless the address is aligned to the vector, and
@@ -104,7 +103,8 @@ def _stream_store(em, call, want):
         fixed.emit(em, value, vt, addr)
         return
     ptr = A.unparen(call.args[0])
-    what = f"stream_store to {ptr.name}" if isinstance(ptr, A.Name) else "stream_store"
+    name = "store (streaming)" if id(call) in em.nt_auto else "stream_store"
+    what = f"{name} to {ptr.name}" if isinstance(ptr, A.Name) else name
     path = ntstore.describe(what, vt, em.options, "at each store")
     em.record_path(replace(path, line=call.span.line))
     ntstore.dispatch(em, value, vt, addr)
@@ -119,4 +119,4 @@ def _fence_nt(em, call, want):
 
 LOWER = {"prefetch": _prefetch(0, 3), "prefetch_write": _prefetch(1, 3), "prefetch_nta": _prefetch(0, 0),
          "load_masked": _load_masked, "store_masked": _store_masked, "gather": _gather, "scatter": _scatter,
-         "stream_store": _stream_store, "fence_nt": _fence_nt}
+         "stream_store": stream_store, "fence_nt": _fence_nt}

@@ -13,6 +13,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ... import host_caches
 from .frontend import DEFAULT_FETCH_CYCLES
 from .model import LEVELS, Limit
 
@@ -136,18 +137,4 @@ def save_calibration(model: MemoryModel) -> Path:
 
 def host_cache_sizes() -> dict[str, int]:
     """Data-cache capacities from sysfs (Linux); DEFAULT's where it says nothing."""
-    sizes = dict(DEFAULT.cache_bytes)
-    base = Path("/sys/devices/system/cpu/cpu0/cache")
-    for index in sorted(base.glob("index*")):
-        try:
-            kind = (index / "type").read_text().strip()
-            level = int((index / "level").read_text())
-            text = (index / "size").read_text().strip()
-        except (OSError, ValueError):
-            continue
-        if kind == "Instruction" or level not in (1, 2, 3):
-            continue
-        m = re.fullmatch(r"(\d+)([KMG]?)", text)
-        if m:
-            sizes[f"L{level}"] = int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
-    return sizes
+    return {**DEFAULT.cache_bytes, **host_caches.host_cache_sizes()}
