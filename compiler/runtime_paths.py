@@ -23,6 +23,8 @@ class RuntimePath:
     # Which copy of a versioned loop `ea inspect` calls the main loop: "nontemporal"
     # (the aligned copy, codegen/ntloop.py) or "plain" (the copy as written, codegen/ntauto.py).
     main_copy: str = "nontemporal"
+    # codegen/ntauto.py: (bytes from which the stores stream, bytes stored per trip, elements per trip)
+    stream: tuple[int, int, int] = ()
 
     @property
     def text(self) -> str:

@@ -80,7 +80,7 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
         except BenchError as err:
             report.problems.append(f"{spec.name}: {err}")
             continue
-        fill_prediction(rows, analysis, module, spec.function, index)
+        fill_prediction(rows, analysis, module, spec.function, index, fn)
         report.rows.extend(rows)
     return report
 

@@ -190,7 +190,7 @@ def _path(loop: A.While, auto: AutoStream, step: int) -> RuntimePath:
              (f"< {limit}", "plain stores, as written"))
     return RuntimePath(loop.span.line, what, condition, paths, "once per call: 2 versions of the main loop",
                        loop_versions=2, summary=f"non-temporal when a call stores >= {limit} (--stream-threshold)",
-                       main_copy="plain")
+                       main_copy="plain", stream=(auto.threshold, auto.trip_bytes, step))
 
 
 def describe(what: str, size: int, decided: str) -> RuntimePath:

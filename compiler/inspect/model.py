@@ -57,6 +57,7 @@ class LoopReport:
     reloads: int = 0  # loads from the stack frame per iteration (reloads)
     kernel_bytes: int = 0  # bytes the kernel moves per iteration: spills and reloads left out
     elements_any: int | None = None  # elements per iteration, scalar accesses counted too (a scalar loop's step)
+    nontemporal: bool = False  # every store of the loop is non-temporal (a copy made for streaming stores)
 
 
 @dataclass

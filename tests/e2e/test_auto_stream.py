@@ -181,3 +181,19 @@ def test_the_examples_stream_on_big_calls(example, name):
     src = (ROOT / "examples" / f"{example}.ea").read_text(encoding="utf-8")
     (fr,) = [f for f in inspect(src, f"{example}.ea", ZEN3).functions if f.name == name]
     assert any(p.main_copy == "plain" and p.paths[0][0] == ">= 16 MiB" for p in fr.runtime_paths)
+
+
+def test_the_prediction_follows_the_copy_a_call_runs():
+    from ea_compiler.bench.cycles import CycleMeasurement
+    from ea_compiler.bench.predicted_side import running_loop
+    src = (ROOT / "examples" / "leaky_relu.ea").read_text(encoding="utf-8")
+    (fr,) = inspect(src, "leaky_relu.ea", ZEN3).functions
+    main = fr.loops.index(fr.main_loop)
+
+    def row(n: int, alignment: int) -> CycleMeasurement:
+        return CycleMeasurement("leaky_relu", "DRAM", n, 8 * n, 8, 1.0, 3.0, "per-call", alignment=alignment)
+    small, aligned, numpy = (running_loop(fr, main, row(n, a)) for n, a in ((1 << 20, 64), (4 << 20, 64), (4 << 20, 16)))
+    assert small == main  # 4 MiB stored: below 16 MiB
+    assert fr.loops[aligned].role == fr.loops[numpy].role == "copy"
+    assert fr.loops[aligned].nontemporal and fr.loops[numpy].nontemporal
+    assert (fr.loops[aligned].per_iteration.stores, fr.loops[numpy].per_iteration.stores) == (1, 2)
