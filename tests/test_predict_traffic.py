@@ -86,6 +86,14 @@ def test_gathers_and_nontemporal_stores():
     assert memory_cycles(t, "L3", MEM) == pytest.approx(32 / 16 + 32 / 32 + 32 / 4)
 
 
+def test_a_streaming_copy_from_memory_moves_at_its_measured_rate():
+    t = Traffic(loaded=32, unique_loaded=32, read_streams=1, stored_nt=32, streams=2)
+    calibrated = MemoryModel(MEM.cache_bytes, MEM.bytes_per_cycle, 3.0, 12.0, patterns={"copy_nt": {"DRAM": 8.0}})
+    assert memory_cycles(t, "DRAM", calibrated) == 64 / 8.0  # read and non-temporal write share the bus
+    assert memory_cycles(t, "DRAM", MEM) == 32 / 4 + 32 / 4  # not calibrated: the read figure for both
+    assert memory_cycles(t, "L3", calibrated) == pytest.approx(32 / 16 + 32 / 4)  # reads from L3, stores to DRAM
+
+
 def test_calibration_without_patterns_still_loads(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     save_calibration(MEM)

@@ -9,7 +9,8 @@ seconds) and cached per CPU (predict/memory.py says where).
   half of L2, a quarter of L3, and four times L3 (DRAM), in bytes per cycle;
   and at the same working sets, split over the streams, the patterns of
   MemoryModel.patterns: two reads (`read2`), a read and a write (`copy1`),
-  two reads and a write (`or2`), bytes read and written counted once; and
+  two reads and a write (`or2`), a read and a non-temporal write (`copynt1`),
+  bytes read and written counted once; and
   each of these with the arrays 16 bytes past a cache line (`read@16`, ...:
   half of the 32-byte accesses cross a line, as with NumPy's arrays);
 * a libm call: `expmap` (one `expf` per element), its measured cycles per
@@ -37,7 +38,8 @@ from .timing import Budget, measure
 SOURCE = Path(__file__).with_name("calibrate.ea")
 CHAIN_N = 1 << 20
 # MemoryModel.patterns name -> (calibrate.ea function, read arrays, written arrays)
-PATTERNS = {"read2": ("read2", 2, 0), "copy": ("copy1", 1, 1), "read2_write": ("or2", 2, 1)}
+PATTERNS = {"read2": ("read2", 2, 0), "copy": ("copy1", 1, 1), "read2_write": ("or2", 2, 1),
+            "copy_nt": ("copynt1", 1, 1)}
 EXP_N = 1 << 14
 FETCH_N = (256, 2048)  # i32 elements of fetchloop's array: trips of 32 and 256 (8 KiB, in L1)
 FETCH_REPS = 1024  # a multiple of 8: LLVM unrolls the repetitions eight times, each copy a loop of its own

@@ -105,7 +105,8 @@ def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
     that writes more than it reads, like a u8 -> f32 widening, is bound by its stores there;
     beyond L1 its time follows the bytes it moves, measured); each stretched by the accesses that
     cross a line (_split); plus gathers from the closest cache and non-temporal stores at the
-    DRAM bandwidth."""
+    DRAM bandwidth; from DRAM, a loop whose only stores are non-temporal moves its bytes at the
+    measured rate of a streaming copy (`copy_nt`)."""
     reads = t.loaded if level == "L1" else t.unique_loaded
     if t.stored:
         pattern = "copy" if t.read_streams <= 1 else "read2_write"
@@ -119,6 +120,9 @@ def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
         cycles = reads / memory.bandwidth(pattern, level) * _split(memory, pattern, level, t.split_loaded, t.loaded)
     if t.gathered:
         cycles += t.gathered / memory.bandwidth("read", "L1" if level == "L1" else "L2")
+    if t.stored_nt and level == "DRAM" and not t.stored and not t.gathered:
+        # reads and non-temporal writes share the memory bus: a streaming copy's measured rate
+        return (reads + t.stored_nt) / memory.bandwidth("copy_nt", "DRAM")
     if t.stored_nt:
         cycles += t.stored_nt / memory.bandwidth("read", "DRAM")
     return cycles

@@ -76,7 +76,8 @@ class MemoryModel:
 # two loads; beyond, a store moves its line twice (read for ownership, write back).
 RATIOS = {"read2": {"L1": 1.0, "L2": 1.0, "L3": 1.0, "DRAM": 1.0},
           "copy": {"L1": 0.75, "L2": 0.67, "L3": 0.67, "DRAM": 0.67},
-          "read2_write": {"L1": 0.75, "L2": 0.75, "L3": 0.75, "DRAM": 0.75}}
+          "read2_write": {"L1": 0.75, "L2": 0.75, "L3": 0.75, "DRAM": 0.75},
+          "copy_nt": {"L1": 1.0, "L2": 1.0, "L3": 1.0, "DRAM": 1.0}}
 
 # Where the arrays start, in bytes past a 64-byte line, is an input of the prediction: NumPy
 # guarantees 16-byte alignment (its large arrays start 16 bytes past a page: malloc's mmap
@@ -97,7 +98,8 @@ def line_offset(alignment: int) -> int:
 # 93.6 -> 59.3); beyond L1 the line moves whole, within the noise of the measurement.
 _BEYOND = {"L2": 1.0, "L3": 1.0, "DRAM": 1.0}
 SPLIT_RATIOS = {"read": {"L1": 1.98, **_BEYOND}, "read2": {"L1": 1.5, **_BEYOND},
-                "copy": {"L1": 1.28, **_BEYOND}, "read2_write": {"L1": 1.58, **_BEYOND}}
+                "copy": {"L1": 1.28, **_BEYOND}, "read2_write": {"L1": 1.58, **_BEYOND},
+                "copy_nt": {"L1": 1.0, **_BEYOND}}
 
 # Zen 3-like figures, only for when nothing was measured (the prediction then reports `memory` as default).
 DEFAULT = MemoryModel(cache_bytes={"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20},
