@@ -18,6 +18,8 @@ from ea_compiler.inspect import inspect
 from ea_compiler.loader import load
 from ea_compiler.target_flags import UsageError, parse_target_flag
 
+from .placement import view_at
+
 ROOT = Path(__file__).resolve().parents[2]
 ZEN3 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver3", stream_threshold=16 << 20)
 ARM = Options(target_triple="aarch64-unknown-linux-gnu", stream_threshold=16 << 20)
@@ -129,11 +131,6 @@ def test_a_bad_flag_value():
 LENGTHS = (0, 1, 7, 8, 9, 15, 16, 17, 33, 200, 1001)
 
 
-def _view(buf: np.ndarray, offset: int, n: int) -> np.ndarray:
-    start = (offset - buf.ctypes.data) % 64 // buf.itemsize
-    return buf[start:start + n]
-
-
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
     """Each kernel streaming from 256 bytes (every length past 8 elements
@@ -151,15 +148,15 @@ def builds(tmp_path_factory):
 def test_results_bit_for_bit_at_every_offset(builds, offset):
     rng = np.random.default_rng(offset)
     for n in LENGTHS:
-        x = _view(rng.standard_normal(n + 64).astype(np.float32), offset, n)
-        got, want = (_view(np.full(n + 64, np.nan, np.float32), offset, n) for _ in range(2))
+        x = view_at(rng.standard_normal(n + 64).astype(np.float32), offset, n)
+        got, want = (view_at(np.full(n + 64, np.nan, np.float32), offset, n) for _ in range(2))
         streaming, plain = builds["scale"]
         streaming(x, got, 0.75)
         plain(x, want, 0.75)
         assert np.array_equal(got, want) and np.array_equal(want, x * np.float32(0.75)), (offset, n)
 
-        px = _view(rng.integers(0, 256, n + 80).astype(np.uint8), offset, n + 16)
-        outs = [tuple(_view(np.full(n + 64, np.nan, np.float32), offset + k, n) for k in (0, 8)) for _ in range(2)]
+        px = view_at(rng.integers(0, 256, n + 80).astype(np.uint8), offset, n + 16)
+        outs = [tuple(view_at(np.full(n + 64, np.nan, np.float32), offset + k, n) for k in (0, 8)) for _ in range(2)]
         streaming, plain = builds["split"]
         streaming(px, *outs[0], 0.5)
         plain(px, *outs[1], 0.5)

@@ -21,6 +21,8 @@ from ea_compiler.check.tail_match import match
 from ea_compiler.inspect import inspect
 from ea_compiler.loader import load
 
+from .placement import view_at
+
 ROOT = Path(__file__).resolve().parents[2]
 ZEN3 = Options(target_triple="x86_64-unknown-linux-gnu", target_cpu="znver3")
 
@@ -159,11 +161,6 @@ def test_the_machine_code_has_the_peel_only_when_decided():
 LENGTHS = (0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 40, 1000, 4099)
 
 
-def _view(buf: np.ndarray, offset: int, n: int) -> np.ndarray:
-    start = (offset - buf.ctypes.data) % 64 // buf.itemsize
-    return buf[start:start + n]
-
-
 # The tail differs in form (not peeled): its realigned runs must keep the order too.
 UNPEELED = SCALE.replace("scale(", "scale_copy(").replace("out[i] = x[i] * s", "out[i] = x[i] * s + 0.0")
 
@@ -184,17 +181,17 @@ def test_results_bit_for_bit_at_every_offset(kernels, offset):
     rng = np.random.default_rng(offset)
     for n in LENGTHS:
         xb = (rng.integers(-400, 400, n + 64) / 4).astype(np.float32)  # sums and products exact
-        x = _view(xb, offset, n + 16)  # the stencil reads 2 past the last element
-        out = _view(np.zeros(n + 64, np.float32), offset, n)
+        x = view_at(xb, offset, n + 16)  # the stencil reads 2 past the last element
+        out = view_at(np.zeros(n + 64, np.float32), offset, n)
         kernels["scale"](x[:n], out, 0.75)
         assert np.array_equal(out, x[:n] * np.float32(0.75)), (offset, n)
-        y = _view((rng.integers(-400, 400, n + 64) / 4).astype(np.float32), offset, n)
+        y = view_at((rng.integers(-400, 400, n + 64) / 4).astype(np.float32), offset, n)
         want = np.float32(1.5) * x[:n] + y
         kernels["saxpy"](x[:n], y, 1.5)  # y in place
         assert np.array_equal(y, want), (offset, n)
         kernels["smooth"](x, out)
         assert np.array_equal(out, (x[:n] + x[1:n + 1]) + x[2:n + 2]), (offset, n)
-        px = _view(rng.integers(0, 256, n + 80).astype(np.uint8), offset, n + 16)
+        px = view_at(rng.integers(0, 256, n + 80).astype(np.uint8), offset, n + 16)
         kernels["brighten"](px, out, 0.5)
         assert np.array_equal(out, px[:n].astype(np.float32) * np.float32(0.5)), (offset, n)
 
@@ -222,7 +219,7 @@ def test_overlapping_arrays_keep_the_kernel_s_order(kernels, kernel, shift):
     the order (plain stores for this call)."""
     n = 1000
     for offset in (4, 16, 28):
-        buf = _view(np.arange(n + 80, dtype=np.float32), offset, n + shift)
+        buf = view_at(np.arange(n + 80, dtype=np.float32), offset, n + shift)
         want = _as_written(buf, shift, n, 0.5)
         kernels[kernel](buf[:n], buf[shift:shift + n], 0.5)
         assert np.array_equal(buf, want), (shift, offset)
