@@ -47,6 +47,15 @@ export kernel split(px: *u8, lo: *mut f32, hi: *mut f32, g: f32)
     store(hi, i + 8, widen_u8_f32x8(shuffle(w, [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7])))
 }
 """
+# No tail to peel with: the loop runs at the output's own misalignment (the 16-byte copy at NumPy's).
+PAD = """
+export kernel pad_scale(x: *f32, out: *mut f32, s: f32)
+    over i in n step 8
+    tail pad
+{
+    store(out, i, load_f32x8(x, i) .* splat(s))
+}
+"""
 IN_PLACE = """
 export kernel scale_in_place(x: *mut f32, s: f32)
     over i in n step 8
@@ -133,13 +142,13 @@ LENGTHS = (0, 1, 7, 8, 9, 15, 16, 17, 33, 200, 1001)
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
-    """Each kernel streaming from 256 bytes (every length past 8 elements
-    takes the streaming copy) and never."""
+    """Each kernel streaming from 64 bytes (from 16 elements on, the calls take
+    the streaming copy) and never."""
     folder = tmp_path_factory.mktemp("autostream")
     out = {}
-    for name, src in (("scale", SCALE), ("split", TWO), ("scale_in_place", IN_PLACE)):
+    for name, src in (("scale", SCALE), ("split", TWO), ("scale_in_place", IN_PLACE), ("pad_scale", PAD)):
         (folder / f"{name}.ea").write_text(textwrap.dedent(src), encoding="utf-8")
-        out[name] = (getattr(load(folder / f"{name}.ea", stream_threshold=256), name),
+        out[name] = (getattr(load(folder / f"{name}.ea", stream_threshold=64), name),
                      getattr(load(folder / f"{name}.ea", stream_threshold=0), name))
     return out
 
@@ -154,6 +163,13 @@ def test_results_bit_for_bit_at_every_offset(builds, offset):
         streaming(x, got, 0.75)
         plain(x, want, 0.75)
         assert np.array_equal(got, want) and np.array_equal(want, x * np.float32(0.75)), (offset, n)
+
+        whole = n // 8 * 8  # `tail pad`: the whole vectors only
+        got, want = (view_at(np.full(n + 64, np.nan, np.float32), offset, whole) for _ in range(2))
+        streaming, plain = builds["pad_scale"]
+        streaming(x[:whole], got, 0.75)
+        plain(x[:whole], want, 0.75)
+        assert np.array_equal(got, want) and np.array_equal(want, x[:whole] * np.float32(0.75)), (offset, n)
 
         px = view_at(rng.integers(0, 256, n + 80).astype(np.uint8), offset, n + 16)
         outs = [tuple(view_at(np.full(n + 64, np.nan, np.float32), offset + k, n) for k in (0, 8)) for _ in range(2)]
@@ -194,3 +210,30 @@ def test_the_prediction_follows_the_copy_a_call_runs():
     assert fr.loops[aligned].role == fr.loops[numpy].role == "copy"
     assert fr.loops[aligned].nontemporal and fr.loops[numpy].nontemporal
     assert (fr.loops[aligned].per_iteration.stores, fr.loops[numpy].per_iteration.stores) == (1, 2)
+
+
+def test_no_store_reaches_past_an_array_that_ends_at_a_guard_page(builds):
+    """Each array's last byte is the last before an inaccessible page, so its start moves through
+    every 4-byte misalignment as the length does: a streaming store past the end faults."""
+    from ea_compiler.tune.guard import guarded
+    rng = np.random.default_rng(5)
+    scale, scale_plain = builds["scale"]
+    split, split_plain = builds["split"]
+    for n in range(0, 72):
+        x = guarded(rng.standard_normal(n).astype(np.float32))
+        out, want = guarded(np.zeros(n, np.float32)), np.zeros(n, np.float32)
+        scale(x, out, 1.5)
+        scale_plain(x, want, 1.5)
+        assert np.array_equal(out, want), n
+        px = guarded(rng.integers(0, 256, n + 1).astype(np.uint8))
+        lo, hi = guarded(np.zeros(n, np.float32)), guarded(np.zeros(n, np.float32))
+        lo2, hi2 = np.zeros(n, np.float32), np.zeros(n, np.float32)
+        split(px, lo, hi, 0.5)
+        split_plain(px, lo2, hi2, 0.5)
+        assert np.array_equal(lo, lo2) and np.array_equal(hi, hi2), n
+        # n = 4 mod 8: the output starts 16 bytes past a 32-byte boundary; `tail pad` leaves the last 4
+        pad, pad_plain = builds["pad_scale"]
+        out, want = guarded(np.zeros(n, np.float32)), np.zeros(n, np.float32)
+        pad(x, out, 1.5)
+        pad_plain(x, want, 1.5)
+        assert np.array_equal(out, want), n
