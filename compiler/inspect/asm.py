@@ -17,6 +17,7 @@ class Instr:
     operands: list[str]
     line: int | None  # source line; None for compiler-made code (line 0)
     comment: str = ""
+    asm_line: int | None = None  # 0-based line of the assembly text (the index of listing()'s AsmLine)
 
     @property
     def text(self) -> str:
@@ -66,7 +67,7 @@ def parse(asm: str, arm: bool) -> list[AsmFunction]:
     typed_functions: set[str] = set()
     current: AsmFunction | None = None
     line: int | None = None
-    for raw in asm.splitlines():
+    for number, raw in enumerate(asm.splitlines()):
         stripped = raw.strip()
         if not stripped:
             continue
@@ -100,5 +101,5 @@ def parse(asm: str, arm: bool) -> list[AsmFunction]:
         if not code:
             continue
         mnemonic, operands = split_instruction(code)
-        current.instrs.append(Instr(len(current.instrs), mnemonic, operands, line, comment.strip()))
+        current.instrs.append(Instr(len(current.instrs), mnemonic, operands, line, comment.strip(), number))
     return functions

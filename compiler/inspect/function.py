@@ -87,8 +87,9 @@ def analyse(fn: AsmFunction, infos: list[Info], machine: Machine, loops_found: l
         stores = [fn.instrs[i].mnemonic for i in lp.path if infos[i].stores]
         all_nontemporal.append(bool(stores) and all(m.startswith(_NONTEMPORAL) for m in stores))
     _assign_roles(loops, body_lines, user_vector, all_nontemporal if versioned else None, versioned == "plain")
-    for report, nt in zip(loops, all_nontemporal):
+    for report, nt, lp in zip(loops, all_nontemporal, loops_found):
         report.nontemporal = nt
+        report.asm_line = fn.instrs[min(lp.instrs)].asm_line if lp.instrs else None
     # A line's counts are those of the code as one call runs it: not again for each copy of the main loop.
     copied = {i for lp, report in zip(loops_found, loops) if report.role == "copy" for i in lp.instrs}
     for ins, info in zip(fn.instrs, infos):

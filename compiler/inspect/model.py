@@ -58,6 +58,7 @@ class LoopReport:
     kernel_bytes: int = 0  # bytes the kernel moves per iteration: spills and reloads left out
     elements_any: int | None = None  # elements per iteration, scalar accesses counted too (a scalar loop's step)
     nontemporal: bool = False  # every store of the loop is non-temporal (a copy made for streaming stores)
+    asm_line: int | None = None  # line of the assembly text where the loop's first instruction is
 
 
 @dataclass

@@ -50,6 +50,7 @@ class AssemblyPane(Vertical):
         super().__init__(**kwargs)
         self._stages: Stages | None = None
         self._function: str | None = None  # the assembly function shown
+        self._opened: set[str] = set()  # functions shown before: a recompile keeps their cursor
         self._directives = False
 
     def compose(self) -> ComposeResult:
@@ -119,8 +120,14 @@ class AssemblyPane(Vertical):
         position = f"  ({names.index(name) + 1}/{len(names)}, n/p to switch)" if len(names) > 1 else ""
         title.update(Content.assemble(("function ", "$text-muted"), (name, "bold"), (position, "$text-muted"),
                                       ("   directives shown" if self._directives else "", "$text-muted")))
-        summary.show(report_for(stages, name),
-                     measured=pair_label(latest_measured(stages.analysis.path, name, stages.analysis.source.data)))
+        report = report_for(stages, name)
+        summary.show(report, measured=pair_label(latest_measured(stages.analysis.path, name, stages.analysis.source.data)))
+        main = report.main_loop if report is not None else None
+        first = name not in self._opened
+        self._opened.add(name)
+        if (first or not keep_cursor) and main is not None and main.asm_line is not None:
+            # a function opens at its main loop: a kernel's first instructions are tests, peels and set-up
+            self.asm_view.move_to_key(main.asm_line, center=True)
         line = self.source_view.cursor_key
         if line is not None:
             self.asm_view.highlight(line)

@@ -107,6 +107,7 @@ class CodeView(ScrollView, can_focus=True):
         self._version = 0
         self._line_cache: LRUCache[tuple, Strip] = LRUCache(1024)
         self._styles: dict[str, Style] = {}
+        self._pending_view: tuple[int, int] | None = None  # (first, last) rows to show once laid out
 
     # ---- content -------------------------------------------------------------
 
@@ -231,6 +232,9 @@ class CodeView(ScrollView, can_focus=True):
         return self._gutter_width + 1 if self._gutter_width else 0
 
     def _ensure_visible(self, first: int, last: int, *, center: bool = False) -> None:
+        if not self.scrollable_content_region.height:  # not laid out (a hidden tab): once it is
+            self._pending_view = (first, last) if center else None
+            return
         height, top = self._viewport_height, round(self.scroll_y)
         if top <= first and last < top + height:
             return
@@ -253,6 +257,12 @@ class CodeView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._styles.clear()
         self._invalidate()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._pending_view is not None and self.scrollable_content_region.height:
+            first, last = self._pending_view
+            self._pending_view = None
+            self._ensure_visible(first, last, center=True)
 
     def _on_focus(self, event: events.Focus) -> None:
         self.notify_style_update()
