@@ -18,7 +18,7 @@ on stdout. Exit 1 if any file has an error or cannot be read.
 
 options:
   --format text|json, -f   output format (default text)
-  --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm
+  --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm  --stream-threshold SIZE
                            the target the checks assume (as for `ea FILE`)
   -h, --help               this help
 An option's value may also be written --opt=value.

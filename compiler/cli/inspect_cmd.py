@@ -35,7 +35,7 @@ options:
   --measure          also run each function of the file's bench suite (<stem>.bench.toml) at an
                      L1-resident and a DRAM size: cycles per main-loop iteration, predicted vs
                      measured (kept in the suite's history for the editor)
-  --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm
+  --opt-level N  --target CPU  --target-triple T  --avx512 --fp16 --dotprod --i8mm  --stream-threshold SIZE
                      the build to inspect (as for `ea FILE`)
   -h, --help         this help
 An option's value may also be written --opt=value.
