@@ -35,4 +35,6 @@ class RuntimePath:
     def to_json(self) -> dict:
         return {"line": self.line, "what": self.what, "condition": self.condition,
                 "paths": [{"when": w, "runs": d} for w, d in self.paths], "decided": self.decided,
-                "source": self.source, "loop_versions": self.loop_versions, "summary": self.summary, "text": self.text}
+                "source": self.source, "loop_versions": self.loop_versions, "summary": self.summary, "text": self.text,
+                **({"main_copy": self.main_copy,
+                    "stream": dict(zip(("threshold_bytes", "trip_bytes", "step"), self.stream))} if self.stream else {})}

@@ -237,3 +237,10 @@ def test_no_store_reaches_past_an_array_that_ends_at_a_guard_page(builds):
         pad(x, out, 1.5)
         pad_plain(x, want, 1.5)
         assert np.array_equal(out, want), n
+
+
+def test_the_json_report_carries_the_threshold():
+    (path,), _ = paths(SCALE)
+    data = path.to_json()
+    assert data["main_copy"] == "plain"
+    assert data["stream"] == {"threshold_bytes": 16 << 20, "trip_bytes": 32, "step": 8}
