@@ -1,14 +1,13 @@
 """The host's data-cache capacities, read from sysfs (Linux): one reader for
-the prediction's memory model (compiler/inspect/predict/memory.py) and for
-the size from which a kernel's stores stream past the cache
-(compiler/codegen/ntauto.py)."""
+the prediction's memory model (compiler/inspect/predict/memory.py), the sizes
+a cycles measurement runs at (compiler/bench/cycle_sizes.py) and the size
+from which a kernel's stores stream past the cache (compiler/codegen/ntauto.py)."""
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 
-_UNITS = {"": 0, "K": 10, "M": 20, "G": 30}
+from .units import parse_bytes
 
 
 @functools.cache
@@ -25,7 +24,7 @@ def host_cache_sizes() -> dict[str, int]:
             continue
         if kind == "Instruction" or level not in (1, 2, 3):
             continue
-        m = re.fullmatch(r"(\d+)([KMG]?)", text)
-        if m:
-            sizes[f"L{level}"] = int(m.group(1)) << _UNITS[m.group(2)]
+        size = parse_bytes(text)
+        if size:
+            sizes[f"L{level}"] = size
     return sizes

@@ -23,8 +23,9 @@ class RuntimePath:
     # Which copy of a versioned loop `ea inspect` calls the main loop: "nontemporal"
     # (the aligned copy, codegen/ntloop.py) or "plain" (the copy as written, codegen/ntauto.py).
     main_copy: str = "nontemporal"
-    # codegen/ntauto.py: (bytes from which the stores stream, bytes stored per trip, elements per trip)
-    stream: tuple[int, int, int] = ()
+    # codegen/ntauto.py: (bytes from which the stores stream, bytes stored per trip, elements per
+    # trip, whether the streaming loop may start with a peel to the output's alignment)
+    stream: tuple[int, int, int, bool] = ()
 
     @property
     def text(self) -> str:
@@ -37,4 +38,4 @@ class RuntimePath:
                 "paths": [{"when": w, "runs": d} for w, d in self.paths], "decided": self.decided,
                 "source": self.source, "loop_versions": self.loop_versions, "summary": self.summary, "text": self.text,
                 **({"main_copy": self.main_copy,
-                    "stream": dict(zip(("threshold_bytes", "trip_bytes", "step"), self.stream))} if self.stream else {})}
+                    "stream": dict(zip(("threshold_bytes", "trip_bytes", "step", "peeled"), self.stream))} if self.stream else {})}

@@ -4,10 +4,10 @@ subcommands and the C-harness benchmark (compiler/bench/harness.py): parsing
 combinations the compiler rejects (TOOLCHAIN.md §1.1)."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from .options import Options
+from .units import parse_bytes
 
 
 class UsageError(Exception):
@@ -21,8 +21,6 @@ class UsageError(Exception):
 
 # Target options that take a value.
 TARGET_VALUE_OPTIONS = ("--opt-level", "--target", "--target-triple", "--stream-threshold")
-
-_UNITS = {"": 0, "K": 10, "M": 20, "G": 30}
 
 
 def joined(args: list[str], value_options: tuple[str, ...]) -> list[str]:
@@ -61,10 +59,10 @@ def parse_target_flag(arg: str, opts: Options) -> Options | None:
 
 def _bytes(text: str) -> int:
     """`16M`, `512K`, `1G`, `4096`, `0`: a size in bytes."""
-    m = re.fullmatch(r"(\d+)([KMG]?)", text.strip().upper())
-    if m is None:
+    n = parse_bytes(text)
+    if n is None:
         raise UsageError(f"--stream-threshold must be a size in bytes (e.g. 16M, 512K, 0 for never), not '{text}'")
-    return int(m.group(1)) << _UNITS[m.group(2)]
+    return n
 
 
 def validate(opts: Options) -> None:

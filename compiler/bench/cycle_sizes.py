@@ -4,8 +4,8 @@ and a DRAM-sized n, chosen by the bytes the bench's arguments take at n
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
+from ..host_caches import host_cache_sizes
 from .inputs import make_args
 from .suite import ArraySpec, BenchError, BenchSpec
 
@@ -18,24 +18,8 @@ _MAX_N = 1 << 30
 
 def cache_sizes() -> tuple[int, int]:
     """(L1 data, last level) cache bytes of CPU 0, from sysfs; 32 KiB and 32 MiB where unknown."""
-    l1, llc = _DEFAULT_L1, 0
-    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-        try:
-            level = int((index / "level").read_text())
-            kind = (index / "type").read_text().strip()
-            size = _bytes((index / "size").read_text().strip())
-        except (OSError, ValueError):
-            continue
-        if level == 1 and kind == "Data":
-            l1 = size
-        elif kind in ("Unified", "Data"):
-            llc = max(llc, size)
-    return l1, llc or _DEFAULT_LLC
-
-
-def _bytes(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+    sizes = host_cache_sizes()
+    return sizes.get("L1", _DEFAULT_L1), sizes.get("L3") or sizes.get("L2") or _DEFAULT_LLC
 
 
 def working_set(spec: BenchSpec, n: int) -> int:

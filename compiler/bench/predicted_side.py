@@ -22,13 +22,12 @@ def running_loop(fn, index: int, row: CycleMeasurement) -> int:
     auto = next((p for p in fn.runtime_paths if p.stream), None)
     if auto is None or fn.loops[index].role != "main":
         return index
-    threshold, trip_bytes, step = auto.stream
+    threshold, trip_bytes, step, peeled = auto.stream
     if row.n * trip_bytes < threshold * step:
         return index
     copies = [k for k, lp in enumerate(fn.loops) if lp.role == "copy" and lp.nontemporal]
     if not copies:
         return index
-    peeled = any("(peeled:" in p.decided for p in fn.runtime_paths if p.what.startswith("store (streaming)"))
     aligned = peeled or row.alignment >= 32
     pick = min if aligned else max
     return pick(copies, key=lambda k: (fn.loops[k].per_iteration.stores, k))

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import re
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)\s*$", re.IGNORECASE)
+from ..units import parse_bytes
+
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Names an expression already has: a size parameter may not hide them.
@@ -27,10 +28,10 @@ def parse_size(value) -> int:
         if value <= 0:
             raise ValueError(value)
         return value
-    m = _SIZE.match(str(value))
-    if not m or int(m.group(1)) <= 0:
+    n = parse_bytes(str(value))
+    if not n:
         raise ValueError(value)
-    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+    return n
 
 
 def count_label(n: int) -> str:

@@ -89,7 +89,7 @@ class _Walker:
                 raise _Unknown(f"`{node.name}` reaches memory other than at the loop variable plus a constant")
             sized = node.args[memory.lanes].ty if memory.lanes is not None else node.ty
             lanes = sized.lanes if isinstance(sized, (T.Vector, T.Mask)) else 1
-            self.touch(node.args[0], node.args[memory.index], lanes, memory.lanes is not None)
+            self.touch(node.args[0], node.args[memory.index], lanes, memory.stores)
 
     def touch(self, ptr: A.Expr, index: A.Expr, lanes: int, write: bool) -> None:
         ptr = A.unparen(ptr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-
 from ..intrinsics import Intrinsic
 from ..syntax import ast as A
 from ..typesys import model as T

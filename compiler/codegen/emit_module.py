@@ -141,6 +141,7 @@ class FuncEmitter(ExprEmitter, StmtEmitter):
         self.calls: list[A.Call] = []  # intrinsic calls being lowered, innermost last
         self.nt_static: dict[int, int | None] = {}  # stream_store misalignments fixed by a loop version (ntloop.py)
         self.nt_auto: frozenset[int] = frozenset()  # plain stores lowered as stream_stores (ntauto.py)
+        self.nt_peeled = False  # the last versioned loop may start with a peel to alignment (ntpeel.py)
 
     def record_path(self, path: RuntimePath) -> None:
         """Code that chooses a path when it runs (compiler/runtime_paths.py), once per construct."""

@@ -47,7 +47,6 @@ from .lower.common import call_intrinsic
 
 # Half of a 32 MiB L3 (the threshold measured above), for a CPU that is not the host.
 DEFAULT_THRESHOLD = 16 << 20
-_DESTINATIONS = {"store", "stream_store", "store_masked", "scatter"}
 
 
 @dataclass(frozen=True)
@@ -123,13 +122,14 @@ def _streams(x, env: AffineEnv, decisions, written: set[str], step: int) -> bool
 
 def _written_only(func: A.Func, decisions, params: set[str]) -> set[str]:
     """The pointer parameters `func` only stores through: every use is the
-    destination of a store or an indexed assignment."""
+    destination of a storing intrinsic (the table's `Memory.stores`) or of an
+    indexed assignment."""
     pointers = {p.name for p in func.params if isinstance(p.ty, T.Pointer)} & params
     allowed: set[int] = set()
     for node in A.walk(func.body.stmts):
         if isinstance(node, A.Call) and node.args:
             intr = decisions.intrinsic_of(node)
-            if intr is not None and entry(intr).name in _DESTINATIONS:
+            if intr is not None and intr.memory is not None and intr.memory.stores:
                 allowed.add(id(A.unparen(node.args[0])))
         elif isinstance(node, A.Assign) and isinstance(node.target, A.Index):
             allowed.add(id(A.unparen(node.target.base)))
@@ -159,9 +159,10 @@ def emit(em, loop: A.While, auto: AutoStream, emit_loop) -> None:
     bld.cbranch(big, streaming, cached)
     saved = dict(em.vars)
     bld.position_at_end(streaming)
-    em.nt_auto = frozenset(id(c) for c in auto.calls)
+    em.nt_auto, em.nt_peeled = frozenset(id(c) for c in auto.calls), False
     try:
         emit_loop()
+        peeled = em.nt_peeled
     finally:
         em.nt_auto = frozenset()
     call_intrinsic(em, "llvm.x86.sse.sfence", [], ir.VoidType(), [])
@@ -171,26 +172,26 @@ def emit(em, loop: A.While, auto: AutoStream, emit_loop) -> None:
     emit_loop()
     bld.branch(end)
     bld.position_at_end(end)
-    em.record_path(_path(loop, auto, kernel.step))
+    em.record_path(_path(loop, auto, kernel.step, peeled))
 
 
-def size_text(n: int) -> str:
+def _size_text(n: int) -> str:
     for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
         if n >= 1 << shift and n % (1 << shift) == 0:
             return f"{n >> shift} {unit}"
     return f"{n} bytes"
 
 
-def _path(loop: A.While, auto: AutoStream, step: int) -> RuntimePath:
+def _path(loop: A.While, auto: AutoStream, step: int, peeled: bool) -> RuntimePath:
     outs = ", ".join(auto.outputs)
-    limit = size_text(auto.threshold)
+    limit = _size_text(auto.threshold)
     what = f"store to {outs} (main loop, lines {loop.span.line}-{loop.span.end_line})"
     condition = f"the bytes the call's main loop stores, (n - i) / {step} trips x {auto.trip_bytes} bytes"
     paths = ((f">= {limit}", f"non-temporal stores to {outs} (16-byte-aligned addresses), then sfence"),
              (f"< {limit}", "plain stores, as written"))
     return RuntimePath(loop.span.line, what, condition, paths, "once per call: 2 versions of the main loop",
                        loop_versions=2, summary=f"non-temporal when a call stores >= {limit} (--stream-threshold)",
-                       main_copy="plain", stream=(auto.threshold, auto.trip_bytes, step))
+                       main_copy="plain", stream=(auto.threshold, auto.trip_bytes, step, peeled))
 
 
 def describe(what: str, size: int, decided: str) -> RuntimePath:

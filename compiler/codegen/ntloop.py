@@ -179,6 +179,7 @@ def emit_versioned(em, loop: A.While, groups: list[Group], emit_copy) -> None:
     bld = em.builder
     leader, followers = groups[0], groups[1:]
     peel = plan(em, leader)
+    em.nt_peeled = peel.ok
     realigns = any(g.contiguous for g in groups)
     apart = _apart(em, loop, peel) if peel.ok or realigns else None
     if peel.ok:

@@ -36,6 +36,11 @@ class Memory:
     lanes: Optional[int] = None
     count: Optional[int] = None
 
+    @property
+    def stores(self) -> bool:
+        """The call writes the elements it touches: their lanes are those of an argument (the value stored)."""
+        return self.kind == "touch" and self.lanes is not None
+
 
 @dataclass(frozen=True)
 class Intrinsic:

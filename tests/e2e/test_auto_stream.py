@@ -243,4 +243,4 @@ def test_the_json_report_carries_the_threshold():
     (path,), _ = paths(SCALE)
     data = path.to_json()
     assert data["main_copy"] == "plain"
-    assert data["stream"] == {"threshold_bytes": 16 << 20, "trip_bytes": 32, "step": 8}
+    assert data["stream"] == {"threshold_bytes": 16 << 20, "trip_bytes": 32, "step": 8, "peeled": True}
