@@ -11,7 +11,12 @@ into build/bench/rank/<name>/:
    (compiler/tune/predicted_order.predicted_cycles): Kendall tau per kernel
    and over all pairs within kernels;
 2. `ea tune --fresh --json --predicted`: the timed evaluations of both runs,
-   and whether it reached the same best program."""
+   and whether it reached the same best program.
+
+    .venv/bin/python bench/predict_rank.py --replay build/bench/predict_rank.json
+
+re-predicts the variants of an earlier run (their sources stay in build/bench/rank/) against
+the times it measured: tau with the current model, nothing tuned or timed."""
 from __future__ import annotations
 
 import argparse
@@ -94,6 +99,7 @@ def ranking(name: str, result: dict, times: dict[str, dict[int, float]] | None =
     from ea_compiler.tune.predicted_order import predicted_cycles
     suite = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml")
     per_size: dict[int, tuple[list, list]] = {}
+    names: dict[int, list[str]] = {}
     retimes, seen = times, set()
     for a in result["history"]:
         times, variant = a.get("times_us") or {}, a.get("variant")
@@ -113,12 +119,13 @@ def ranking(name: str, result: dict, times: dict[str, dict[int, float]] | None =
                 pred, meas = per_size.setdefault(n, ([], []))
                 pred.append(guess)
                 meas.append(times[str(n)])
+                names.setdefault(n, []).append(a.get("label") or "original")
     out = {}
     for n, (pred, meas) in sorted(per_size.items()):
         tau, conc, disc = kendall_tau(pred, meas)
         out[n] = {"variants": len(pred), "tau": tau, "tau_b": kendall_tau_b(pred, meas),
                   "concordant": conc, "discordant": disc,
-                  "pairs": list(zip(pred, meas))}
+                  "pairs": list(zip(pred, meas, names[n]))}
     return out
 
 
@@ -127,13 +134,18 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=list(KERNELS))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--replay", metavar="JSON", help="re-predict an earlier run's variants against its times")
     args = ap.parse_args()
+    if args.replay:
+        return replay(Path(args.replay))
     rows, total_conc, total_disc, total_pairs = [], 0, 0, 0
     for name in args.only:
         plain = tune(name, False, args.quick)
-        sizes = ranking(name, plain, retimed(name, plain, args.quick))
+        retimed_times = retimed(name, plain, args.quick)
+        sizes = ranking(name, plain, retimed_times)
         tuner_sizes = ranking(name, plain)
         rank = sizes[max(sizes)] if sizes else {"variants": 0, "tau": None, "concordant": 0, "discordant": 0}
+        retimes = {v: {str(n): ns for n, ns in t.items()} for v, t in retimed_times.items()}
         guided = tune(name, True, args.quick)
         same = guided["diff"] == plain["diff"]
         total_conc += rank["concordant"]
@@ -144,7 +156,8 @@ def main() -> int:
                "tau_per_size_tuner_times": {n: r["tau"] for n, r in tuner_sizes.items()},
                "evaluated": plain["evaluated"], "evaluated_predicted": guided["evaluated"],
                "best": plain["best_label"], "best_predicted": guided["best_label"], "same_best": same,
-               "best_us": plain["best_us"], "best_us_predicted": guided["best_us"], "sizes": sizes}
+               "best_us": plain["best_us"], "best_us_predicted": guided["best_us"], "sizes": sizes,
+               "tuned": plain, "retimed": retimes}
         rows.append(row)
         taus = ", ".join(f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}" for n, r in sizes.items())
         print(f"{name:<12} tau-a/tau-b per size, retimed ({taus}) over {rank['variants']} variants | timed evaluations "
@@ -160,6 +173,26 @@ def main() -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"rows": rows, "tau": overall, "evaluations": evals}, indent=1))
+    return 0
+
+
+def replay(path: Path) -> int:
+    """tau of an earlier run's variants with the current model, against the times it measured."""
+    total_conc = total_disc = total_pairs = 0
+    for row in json.loads(path.read_text())["rows"]:
+        if "tuned" not in row:
+            print(f"{row['kernel']:<12} (recorded without its variants' times: run it again)")
+            continue
+        sizes = ranking(row["kernel"], row["tuned"], row["retimed"])
+        rank = sizes[max(sizes)]
+        total_conc += rank["concordant"]
+        total_disc += rank["discordant"]
+        total_pairs += rank["variants"] * (rank["variants"] - 1) // 2
+        taus = ", ".join(f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}" for n, r in sizes.items())
+        print(f"{row['kernel']:<12} tau-a/tau-b per size ({taus}) over {rank['variants']} variants")
+    overall = (total_conc - total_disc) / total_pairs if total_pairs else None
+    print(f"\nKendall tau at the scored (largest) size over all within-kernel pairs: "
+          f"{'-' if overall is None else f'{overall:+.2f}'} (goal >= 0.8)")
     return 0
 
 

@@ -30,6 +30,10 @@ class AsmFunction:
     exported: bool
     instrs: list[Instr] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)  # label -> index of the next instruction
+    jump_tables: dict[str, list[str]] = field(default_factory=dict)  # table label -> its target labels
+
+
+_TABLE_ENTRY = re.compile(r"\.(?:long|quad|word|hword|short|byte|4byte|8byte)\s+\(?\s*([A-Za-z_.$][\w.$]*)")
 
 
 def split_operands(text: str) -> list[str]:
@@ -67,6 +71,8 @@ def parse(asm: str, arm: bool) -> list[AsmFunction]:
     typed_functions: set[str] = set()
     current: AsmFunction | None = None
     line: int | None = None
+    tables: dict[str, list[str]] = {}  # a switch's jump table (.LJTI*), in a data section after its function
+    table: list[str] | None = None
     for number, raw in enumerate(asm.splitlines()):
         stripped = raw.strip()
         if not stripped:
@@ -82,6 +88,14 @@ def parse(asm: str, arm: bool) -> list[AsmFunction]:
             line = int(m.group(1)) or None
             continue
         label = _LABEL.match(stripped)
+        if label:
+            table = tables.setdefault(label.group(1), []) if "JTI" in label.group(1) else None
+        elif table is not None:
+            entry = _TABLE_ENTRY.match(stripped)
+            if entry:
+                table.append(entry.group(1))
+                continue
+            table = None
         if label:
             name = label.group(1)
             if name in typed_functions:
@@ -102,4 +116,8 @@ def parse(asm: str, arm: bool) -> list[AsmFunction]:
             continue
         mnemonic, operands = split_instruction(code)
         current.instrs.append(Instr(len(current.instrs), mnemonic, operands, line, comment.strip(), number))
+    for name, targets in tables.items():
+        owner = next((fn for fn in functions if targets and targets[0] in fn.labels), None)
+        if owner is not None:
+            owner.jump_tables[name] = targets
     return functions

@@ -1,9 +1,12 @@
 """Natural loops of a function's machine code.
 
 Basic blocks from labels and branches, dominators by the iterative data-flow
-algorithm, back edges u -> h where h dominates u, and each loop's body: h and
-every block that reaches u without passing h. (A jump backwards from a block
-LLVM placed after a loop, e.g. a preheader, is not a back edge.)"""
+algorithm (over the blocks reachable from the entry), back edges u -> h where
+h dominates u, and each loop's body: h and every block that reaches u without
+passing h. (A jump backwards from a block LLVM placed after a loop, e.g. a
+preheader, is not a back edge.) An indirect jump through a jump table (a
+switch, such as stream_store's test of the address) goes to the table's
+targets."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,7 +14,7 @@ from dataclasses import dataclass, field
 from .asm import AsmFunction
 from .classify import Info
 
-_X86_NO_FALLTHROUGH = ("jmp", "ret", "retq", "ud2")
+_X86_NO_FALLTHROUGH = ("jmp", "jmpq", "ret", "retq", "ud2")
 _ARM_NO_FALLTHROUGH = ("b", "ret", "br", "brk")
 
 
@@ -38,11 +41,30 @@ def _blocks(fn: AsmFunction, infos: list[Info], arm: bool) -> tuple[list[tuple[i
         out = []
         if info.branch_to in fn.labels and fn.labels[info.branch_to] in block_of:
             out.append(block_of[fn.labels[info.branch_to]])
+        elif _indirect(last, arm):
+            out.extend(block_of[fn.labels[t]] for t in _table_targets(fn, e + 1)
+                       if t in fn.labels and fn.labels[t] in block_of)
         stops = last.mnemonic in (_ARM_NO_FALLTHROUGH if arm else _X86_NO_FALLTHROUGH)
         if not stops and k + 1 < len(blocks):
             out.append(k + 1)
         succs.append(out)
     return blocks, succs
+
+
+def _indirect(ins, arm: bool) -> bool:
+    if arm:
+        return ins.mnemonic == "br"
+    return ins.mnemonic in ("jmp", "jmpq") and bool(ins.operands) and ins.operands[0].startswith("*")
+
+
+def _table_targets(fn: AsmFunction, after: int) -> list[str]:
+    """The targets of the jump table an indirect jump at `after - 1` uses: the table one of whose
+    targets LLVM placed right after the jump, or every table of the function when none is."""
+    here = {name for name, at in fn.labels.items() if at == after}
+    for targets in fn.jump_tables.values():
+        if here & set(targets):
+            return targets
+    return [t for targets in fn.jump_tables.values() for t in targets]
 
 
 def _likely_path(h: int, body: set[int], blocks, succs) -> list[int]:
@@ -73,13 +95,22 @@ def natural_loops(fn: AsmFunction, infos: list[Info], arm: bool) -> list[Loop]:
     for b, ss in enumerate(succs):
         for s in ss:
             preds[s].append(b)
-    everything = set(range(n))
-    dom = [everything.copy() for _ in range(n)]
+    reachable, stack = {0}, [0]
+    while stack:
+        for s in succs[stack.pop()]:
+            if s not in reachable:
+                reachable.add(s)
+                stack.append(s)
+    # a block no path reaches (a target of a jump this reader did not follow) dominates nothing
+    preds = [[p for p in ps if p in reachable] for ps in preds]
+    dom = [reachable.copy() if b in reachable else {b} for b in range(n)]
     dom[0] = {0}
     changed = True
     while changed:
         changed = False
         for b in range(1, n):
+            if b not in reachable:
+                continue
             new = set.intersection(*(dom[p] for p in preds[b])) if preds[b] else set()
             new = new | {b}
             if new != dom[b]:
