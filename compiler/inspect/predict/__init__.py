@@ -74,7 +74,7 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
     timings, why, model = None, None, ""
     if loops:
         try:
-            timings, model = mca.run([body_for_model(fn, infos, lp) for lp in loops],
+            timings, model = mca.run([body_for_model(fn, infos, lp, arm) for lp in loops],
                                      "aarch64" if arm else "x86_64", cpu, flag_features(options))
         except mca.NoModel as e:
             why = str(e)

@@ -22,15 +22,21 @@ from .mca import BlockTiming
 from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
 from .pipes import corrected_ports, is_move_to_integer
+from .rename import renamed
 from .traffic import Traffic, inner_working_set, loop_traffic
 
 SPLIT_RATE = 0.5  # of the calibration's accesses that cross a line (split_ratio's measurement)
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
 
 
-def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop) -> list[str]:
-    """The likely path of one iteration as llvm-mca input, calls left out."""
-    return [fn.instrs[i].text for i in lp.path if not infos[i].call]
+def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool = False) -> list[str]:
+    """The likely path of one iteration as llvm-mca input, calls left out; on x86 the moves
+    to integer registers renamed apart (rename.py)."""
+    body = [fn.instrs[i] for i in lp.path if not infos[i].call]
+    if arm:
+        return [ins.text for ins in body]
+    return renamed([(ins.mnemonic, ins.operands) for ins in body],
+                   [is_move_to_integer(ins.mnemonic, ins.operands, infos[ins.index].loads) for ins in body])
 
 
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
