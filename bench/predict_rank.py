@@ -73,17 +73,22 @@ def retimed(name: str, result: dict, quick: bool) -> dict[str, dict[int, float]]
     """Every timed variant's time per suite size, measured again here with the thread's CPU
     time and all variants of a size in alternating turns (the tuner's wall-clock times on a
     loaded machine are too noisy to rank by): {variant path: {n: ns}}."""
+    variants = sorted({str(Path(result["folder"]) / a["variant"]) for a in result["history"]
+                       if a.get("times_us") and a.get("variant")})
+    return timed(name, variants, quick)
+
+
+def timed(name: str, programs: list[str], quick: bool, seconds: float | None = None) -> dict[str, dict[int, float]]:
+    """{program path: {n: ns}}: each program's p10 thread CPU time per suite size, all of a size in
+    alternating turns."""
     from ea_compiler.bench import load_suite
     from ea_compiler.bench.cycle_run import _checked_call
     from ea_compiler.bench.timing import Budget, measure
     from ea_compiler.loader import load
-    suite = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml")
-    spec = suite.benches[0]
-    variants = sorted({str(Path(result["folder"]) / a["variant"]) for a in result["history"]
-                       if a.get("times_us") and a.get("variant")})
-    kernels = {v: load(v) for v in variants}
-    out: dict[str, dict[int, float]] = {v: {} for v in variants}
-    budget = Budget(seconds=0.05 if quick else 0.2, min_samples=5, cpu_time=True)
+    spec = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml").benches[0]
+    kernels = {v: load(v) for v in programs}
+    out: dict[str, dict[int, float]] = {v: {} for v in programs}
+    budget = Budget(seconds=seconds or (0.05 if quick else 0.2), min_samples=5, cpu_time=True)
     for n in spec.sizes:
         calls = {v: _checked_call(k, spec, n) for v, k in kernels.items()}
         for v, st in measure(calls, budget).items():
@@ -91,42 +96,76 @@ def retimed(name: str, result: dict, quick: bool) -> dict[str, dict[int, float]]
     return out
 
 
-def ranking(name: str, result: dict, times: dict[str, dict[int, float]] | None = None) -> dict:
+def bests_together(name: str, plain: dict, guided: dict, quick: bool) -> dict[str, float] | None:
+    """The guided search's best over today's search's best, both timed again side by side at each
+    size (1.0: as fast; the tuners' own times come from two runs and do not compare)."""
+    best = [str(Path(r["folder"]) / (r.get("best_file") or f"{name}.ea")) for r in (plain, guided)]
+    if best[0] == best[1]:
+        return None
+    times = timed(name, best, quick, seconds=1.0)
+    return {str(n): times[best[1]][n] / times[best[0]][n] for n in times[best[0]]}
+
+
+def ranking(name: str, result: dict, rounds: list[dict[str, dict]] | None = None) -> dict:
     """Predicted vs measured time of every timed variant, per suite size (the largest is what
-    the tuner scores); measured = the tuner's times, or `times` (retimed) when given."""
+    the tuner scores); measured = the tuner's times, or the mean of `rounds` (retimed) when
+    given. With two rounds, also how well the measurement agrees with itself."""
     from ea_compiler.bench import load_suite
     from ea_compiler.options import Options
     from ea_compiler.tune.predicted_order import predicted_cycles
     suite = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml")
-    per_size: dict[int, tuple[list, list]] = {}
-    names: dict[int, list[str]] = {}
-    retimes, seen = times, set()
+    rows: dict[int, list[tuple]] = {}  # n -> (predicted, measured, label, (round times))
+    seen = set()
     for a in result["history"]:
         times, variant = a.get("times_us") or {}, a.get("variant")
         variant = Path(result["folder"]) / variant if variant else None
         if not times or variant is None or not variant.exists():
             continue
-        if retimes is not None:
+        per_round = [{}]
+        if rounds is not None:
             if str(variant) in seen:
                 continue
             seen.add(str(variant))
-            times = {str(n): ns for n, ns in retimes.get(str(variant), {}).items()}
+            per_round = [{str(n): ns for n, ns in r.get(str(variant), {}).items()} for r in rounds]
+            times = {n: sum(r[n] for r in per_round) / len(per_round) for n in per_round[0]
+                     if all(n in r for r in per_round)}
         spec = next((b for b in suite.benches if b.function == a.get("function")), suite.benches[0])
         text = variant.read_text()
         for n in spec.sizes:
             guess = predicted_cycles(text, f"{name}.ea", Options(), spec.function, spec, n)
             if guess is not None and str(n) in times:
-                pred, meas = per_size.setdefault(n, ([], []))
-                pred.append(guess)
-                meas.append(times[str(n)])
-                names.setdefault(n, []).append(a.get("label") or "original")
+                rows.setdefault(n, []).append((guess, times[str(n)], a.get("label") or "original",
+                                               [r.get(str(n)) for r in per_round]))
     out = {}
-    for n, (pred, meas) in sorted(per_size.items()):
+    for n, got in sorted(rows.items()):
+        pred, meas = [g[0] for g in got], [g[1] for g in got]
         tau, conc, disc = kendall_tau(pred, meas)
         out[n] = {"variants": len(pred), "tau": tau, "tau_b": kendall_tau_b(pred, meas),
                   "concordant": conc, "discordant": disc,
-                  "pairs": list(zip(pred, meas, names[n]))}
+                  "pairs": [(p, m, label) for p, m, label, _ in got]}
+        if rounds is not None and len(rounds) == 2:
+            out[n].update(agreement(pred, [g[3][0] for g in got], [g[3][1] for g in got]))
     return out
+
+
+def agreement(pred: list[float], first: list[float], second: list[float]) -> dict:
+    """The measurement against itself: tau between its two rounds (the most any prediction can
+    expect), and the prediction's tau over the pairs the measurement resolves: both rounds put
+    them in the same order, by more than the two variants' own round-to-round differences."""
+    self_tau = kendall_tau(first, second)[0]
+    conc = disc = resolved = 0
+    for i, j in itertools.combinations(range(len(pred)), 2):
+        d1, d2 = first[i] - first[j], second[i] - second[j]
+        spread = abs(first[i] - second[i]) + abs(first[j] - second[j])
+        if d1 * d2 <= 0 or abs(d1 + d2) / 2 <= spread:
+            continue
+        resolved += 1
+        s = (pred[i] - pred[j]) * d1
+        conc += s > 0
+        disc += s < 0
+    return {"tau_rounds": self_tau, "resolved_pairs": resolved,
+            "tau_resolved": (conc - disc) / resolved if resolved else None,
+            "concordant_resolved": conc, "discordant_resolved": disc}
 
 
 def main() -> int:
@@ -138,61 +177,95 @@ def main() -> int:
     args = ap.parse_args()
     if args.replay:
         return replay(Path(args.replay))
-    rows, total_conc, total_disc, total_pairs = [], 0, 0, 0
+    rows, totals = [], Totals()
     for name in args.only:
         plain = tune(name, False, args.quick)
-        retimed_times = retimed(name, plain, args.quick)
-        sizes = ranking(name, plain, retimed_times)
+        rounds = [retimed(name, plain, args.quick) for _ in range(2)]
+        sizes = ranking(name, plain, rounds)
         tuner_sizes = ranking(name, plain)
-        rank = sizes[max(sizes)] if sizes else {"variants": 0, "tau": None, "concordant": 0, "discordant": 0}
-        retimes = {v: {str(n): ns for n, ns in t.items()} for v, t in retimed_times.items()}
+        rank = totals.add(sizes)
+        retimes = [{v: {str(n): ns for n, ns in t.items()} for v, t in r.items()} for r in rounds]
         guided = tune(name, True, args.quick)
         same = guided["diff"] == plain["diff"]
-        total_conc += rank["concordant"]
-        total_disc += rank["discordant"]
-        total_pairs += rank["variants"] * (rank["variants"] - 1) // 2
-        row = {"kernel": name, "tau": rank["tau"], "variants_ranked": rank["variants"],
+        together = None if same else bests_together(name, plain, guided, args.quick)
+        row = {"kernel": name, "tau": rank.get("tau"), "variants_ranked": rank.get("variants", 0),
                "tau_per_size": {n: r["tau"] for n, r in sizes.items()},
                "tau_per_size_tuner_times": {n: r["tau"] for n, r in tuner_sizes.items()},
                "evaluated": plain["evaluated"], "evaluated_predicted": guided["evaluated"],
                "best": plain["best_label"], "best_predicted": guided["best_label"], "same_best": same,
                "best_us": plain["best_us"], "best_us_predicted": guided["best_us"], "sizes": sizes,
+               "best_predicted_over_best": together,
                "tuned": plain, "retimed": retimes}
         rows.append(row)
-        taus = ", ".join(f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}" for n, r in sizes.items())
-        print(f"{name:<12} tau-a/tau-b per size, retimed ({taus}) over {rank['variants']} variants | timed evaluations "
+        print(f"{line(name, sizes)} | timed evaluations "
               f"{plain['evaluated']:>2} -> {guided['evaluated']:>2} with --predicted | best "
               f"{plain['best_label'] or 'original'!r} vs {guided['best_label'] or 'original'!r}"
-              f" ({'same' if same else 'DIFFERENT'}; {plain['best_us']:.1f} vs {guided['best_us']:.1f} us)",
+              f" ({'same' if same else 'DIFFERENT'}; {plain['best_us']:.1f} vs {guided['best_us']:.1f} us"
+              f"{'' if together is None else '; side by side ' + ', '.join(f'{n}: {r:.3f}' for n, r in together.items())})",
               flush=True)
-    overall = (total_conc - total_disc) / total_pairs if total_pairs else None
+    totals.report()
     evals = sum(r["evaluated"] for r in rows), sum(r["evaluated_predicted"] for r in rows)
-    print(f"\nKendall tau at the scored (largest) size over all within-kernel pairs: {'-' if overall is None else f'{overall:+.2f}'} (goal >= 0.8)")
     print(f"timed evaluations: {evals[0]} today, {evals[1]} with --predicted; "
           f"same best on {sum(r['same_best'] for r in rows)} of {len(rows)} kernels")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"rows": rows, "tau": overall, "evaluations": evals}, indent=1))
+        Path(args.json).write_text(json.dumps({"rows": rows, "tau": totals.tau(), "evaluations": evals}, indent=1))
     return 0
+
+
+class Totals:
+    """Pairs within kernels at each kernel's scored (largest) size, summed over kernels."""
+
+    def __init__(self) -> None:
+        self.conc = self.disc = self.pairs = 0
+        self.resolved = self.conc_resolved = self.disc_resolved = 0
+
+    def add(self, sizes: dict) -> dict:
+        rank = sizes[max(sizes)] if sizes else {}
+        self.conc += rank.get("concordant", 0)
+        self.disc += rank.get("discordant", 0)
+        self.pairs += rank.get("variants", 0) * (rank.get("variants", 0) - 1) // 2
+        self.resolved += rank.get("resolved_pairs", 0)
+        self.conc_resolved += rank.get("concordant_resolved", 0)
+        self.disc_resolved += rank.get("discordant_resolved", 0)
+        return rank
+
+    def tau(self) -> float | None:
+        return (self.conc - self.disc) / self.pairs if self.pairs else None
+
+    def report(self) -> None:
+        print(f"\nKendall tau at the scored (largest) size over all within-kernel pairs: {_t(self.tau())} "
+              f"(goal >= 0.8)")
+        if self.resolved:
+            print(f"over the {self.resolved} of {self.pairs} pairs the measurement resolves: "
+                  f"{_t((self.conc_resolved - self.disc_resolved) / self.resolved)}")
+
+
+def line(name: str, sizes: dict) -> str:
+    """One kernel's taus per size: predicted vs measured (a/b), the two rounds against each
+    other, and the prediction over the pairs the rounds resolve."""
+    parts = []
+    for n, r in sizes.items():
+        text = f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}"
+        if "tau_rounds" in r:
+            text += f" rounds {_t(r['tau_rounds'])} resolved {_t(r['tau_resolved'])} ({r['resolved_pairs']})"
+        parts.append(text)
+    variants = sizes[max(sizes)]["variants"] if sizes else 0
+    return f"{name:<12} tau-a/tau-b per size ({', '.join(parts)}) over {variants} variants"
 
 
 def replay(path: Path) -> int:
     """tau of an earlier run's variants with the current model, against the times it measured."""
-    total_conc = total_disc = total_pairs = 0
+    totals = Totals()
     for row in json.loads(path.read_text())["rows"]:
         if "tuned" not in row:
             print(f"{row['kernel']:<12} (recorded without its variants' times: run it again)")
             continue
-        sizes = ranking(row["kernel"], row["tuned"], row["retimed"])
-        rank = sizes[max(sizes)]
-        total_conc += rank["concordant"]
-        total_disc += rank["discordant"]
-        total_pairs += rank["variants"] * (rank["variants"] - 1) // 2
-        taus = ", ".join(f"{n}: {_t(r['tau'])}/{_t(r['tau_b'])}" for n, r in sizes.items())
-        print(f"{row['kernel']:<12} tau-a/tau-b per size ({taus}) over {rank['variants']} variants")
-    overall = (total_conc - total_disc) / total_pairs if total_pairs else None
-    print(f"\nKendall tau at the scored (largest) size over all within-kernel pairs: "
-          f"{'-' if overall is None else f'{overall:+.2f}'} (goal >= 0.8)")
+        rounds = row["retimed"] if isinstance(row["retimed"], list) else [row["retimed"]]
+        sizes = ranking(row["kernel"], row["tuned"], rounds)
+        totals.add(sizes)
+        print(line(row["kernel"], sizes))
+    totals.report()
     return 0
 
 

@@ -261,7 +261,7 @@ class _Run:
         while True:
             accepted = self.accepted
             self._search_round(fn)
-            if self.accepted == accepted or self._stop():
+            if self.accepted == accepted or self._stop() or self.cfg.predicted:
                 return
             self.tell("message", f"{fn}: searching again from the new best")
 
@@ -295,12 +295,11 @@ class _Run:
         if self.last_eval.facts.get(fn, {}).get("bottleneck") == Bottleneck.MEMORY:
             hints.add(Bottleneck.MEMORY)
         first = frozenset(k.name for k in space.knobs if k.site is not None and k.site.hint in hints)
-        if self.cfg.predicted:  # order by predicted time, time only the predicted-fastest half
+        if self.cfg.predicted:  # order by predicted time, time only the predicted-fastest quarter
             from .predicted_order import predicted_search, predicted_times
             spec = next(b for b in self.suite.benches if b.name == benches[0])
             predicted_search(space, base_analysis, lambda text: predicted_times(
-                text, str(self.cfg.kernel), self.cfg.options, fn, spec), try_point, self._stop,
-                lambda: search(space, strategy, self.cfg.seed, try_point, self._stop, first))
+                text, str(self.cfg.kernel), self.cfg.options, fn, spec), try_point, self._stop)
             return
         search(space, strategy, self.cfg.seed, try_point, self._stop, first)
 

@@ -4,13 +4,17 @@ times only those predicted faster than the original (at the largest or the
 smallest size: at a DRAM size every variant of a streaming loop ties), and
 stops after PATIENCE candidates in a row were not accepted, or after a
 quarter of all candidates (KEEP). Each candidate is compiled (no run) to predict it:
-far cheaper than a timed evaluation.
+far cheaper than a timed evaluation. The candidates are the whole space when it
+has at most MAX_POINTS points, else its points with one or two knobs changed,
+fewest changes first, up to MAX_POINTS; one round (the prediction has seen the
+combinations: the search does not start again from its best).
 
 Predicted time of a function at n = its hot loop's predicted cycles per
 iteration x the iterations at n (`loop_elements` / elements per iteration);
 the hot loop as `ea bench --cycles` measures it (cycle_report.hot_loop)."""
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Callable
 
@@ -22,7 +26,7 @@ from . import transforms as T
 KEEP = 0.25  # of the candidates, the predicted-fastest part that may be timed
 PATIENCE = 3  # candidates in a row not accepted before the search stops
 MIN_GAIN = 0.02  # a candidate predicted less than this much faster at every size is not timed
-MAX_POINTS = 256  # larger spaces are not enumerated: the normal search runs instead
+MAX_POINTS = 256  # candidates predicted at most (each is compiled twice)
 
 
 def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSpec, n: int) -> float | None:
@@ -51,13 +55,25 @@ def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSp
         return None
 
 
+def candidates(space: Space) -> list[tuple]:
+    """The allowed points (origin excluded) the search predicts: all of a space of at most
+    MAX_POINTS, else those with one or two knobs changed, fewest first, up to MAX_POINTS."""
+    origin = space.origin
+    if space.size <= MAX_POINTS:
+        points = list(space.points())
+    else:
+        singles = list(space.neighbours(origin))
+        pairs = (q for p in singles for q in space.neighbours(p)
+                 if sum(a != b for a, b in zip(q, origin)) == 2)
+        points = list(dict.fromkeys(itertools.chain(singles, itertools.islice(pairs, MAX_POINTS * 4))))
+    return [p for p in points if p != origin and space.allowed(p)][:MAX_POINTS]
+
+
 def ranked(space: Space, base: Analysis, estimate: Callable[[str], tuple | None]) -> list[tuple[tuple, tuple | None]]:
-    """The allowed candidates (origin excluded) with their predictions, predicted-fastest first;
-    those without a prediction after those with one, in the space's order."""
+    """The candidates with their predictions, predicted-fastest first; those without a
+    prediction after those with one, in the candidates' order."""
     scored = []
-    for k, point in enumerate(space.points()):
-        if point == space.origin or not space.allowed(point):
-            continue
+    for k, point in enumerate(candidates(space)):
         try:
             text, _ = render(base, space, point)
             guess = estimate(text)
@@ -75,14 +91,9 @@ def promising(guess: tuple | None, origin: tuple | None) -> bool:
 
 
 def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], tuple | None],
-                     try_point: Callable[[tuple], bool], stop: Callable[[], bool],
-                     fallback: Callable[[], None]) -> None:
+                     try_point: Callable[[tuple], bool], stop: Callable[[], bool]) -> None:
     """Time the candidates the model expects a gain from, fastest-predicted first, until
-    PATIENCE in a row are not accepted or KEEP of all were tried; spaces too large to
-    enumerate go to `fallback` (the normal search)."""
-    if space.size > MAX_POINTS:
-        fallback()
-        return
+    PATIENCE in a row are not accepted or KEEP of all were tried."""
     order = ranked(space, base, estimate)
     origin = estimate(base.source.data.decode())
     chosen = [p for p, guess in order if promising(guess, origin)]

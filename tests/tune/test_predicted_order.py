@@ -11,7 +11,7 @@ from pathlib import Path
 from ea_compiler.analysis import analyze
 from ea_compiler.bench import load_suite
 from ea_compiler.options import Options
-from ea_compiler.tune.predicted_order import predicted_cycles, predicted_search, ranked
+from ea_compiler.tune.predicted_order import MAX_POINTS, candidates, predicted_cycles, predicted_search, ranked
 from ea_compiler.tune.space import Knob, Space, build_space
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -46,32 +46,37 @@ def test_candidates_come_fastest_first_and_only_the_promising_are_timed():
     assert [space.label(p) for p in order] == ["STEP=32", "STEP=16", "STEP=4", "STEP=2", "STEP=1"]
     tried = []
     predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or True,
-                     lambda: False, lambda: tried.append("fallback"))
+                     lambda: False)
     assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2"]  # all predicted faster: ceil(5 / 4) caps
     tried.clear()
     wide = build_space(base, "f", {"STEP": [8, *range(1, 8), *range(9, 17)]}, {"STEP": 8}, [], None)
     predicted_search(wide, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
-                     lambda: False, lambda: None)
+                     lambda: False)
     assert len(tried) == 3  # of ceil(15 / 4) = 4: three in a row not accepted end the search
     tried.clear()
-    predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False, lambda: None)
+    predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False)
     assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16"]  # only those predicted faster than STEP=8
     tried.clear()
     predicted_search(space, base, lambda text: (1.0 + step_of(text) / 1000, 100.0 / step_of(text)),
-                     lambda p: tried.append(p) or True, lambda: False, lambda: None)
+                     lambda p: tried.append(p) or True, lambda: False)
     # slower at the first size, faster at the second: still timed, in the order of the first
     assert [space.label(p) for p in tried] == ["STEP=16", "STEP=32"]
 
 
-def test_unpredicted_candidates_go_last_and_huge_spaces_fall_back():
+def test_unpredicted_candidates_go_last():
     space, base = space_and_base()
     order = [p for p, _ in ranked(space, base, lambda text: None if step_of(text) == 32 else (float(step_of(text)),))]
     assert [space.label(p) for p in order] == ["STEP=1", "STEP=2", "STEP=4", "STEP=16", "STEP=32"]
+
+
+def test_a_huge_space_is_predicted_on_its_single_and_double_changes():
     big = Space([Knob(f"K{i}", "param", (0, 1, 2)) for i in range(6)])  # 729 points
-    called = []
-    predicted_search(big, base, lambda t: 1.0, lambda p: called.append(p), lambda: False,
-                     lambda: called.append("fallback"))
-    assert called == ["fallback"]
+    points = candidates(big)
+    changed = [sum(v != 0 for v in p) for p in points]
+    assert changed[:12] == [1] * 12 and set(changed[12:]) == {2}
+    assert len(points) == 12 + 60  # 6 knobs x 2 values, then C(6, 2) x 2 x 2 pairs
+    bigger = Space([Knob(f"K{i}", "param", tuple(range(5))) for i in range(8)])  # 390625 points
+    assert len(candidates(bigger)) == MAX_POINTS
 
 
 def test_a_variant_with_more_accumulators_is_predicted_faster():
