@@ -55,14 +55,14 @@ def kendall_tau_b(xs: list[float], ys: list[float]) -> float | None:
     return (conc - disc) / (untied_x * untied_y) ** 0.5 if untied_x and untied_y else None
 
 
-def tune(name: str, predicted: bool, quick: bool) -> dict:
+def tune(name: str, predicted: bool, quick: bool, budget: int | None = None) -> dict:
     folder = OUT / f"{name}{'-predicted' if predicted else ''}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for suffix in (".ea", ".bench.toml"):
         shutil.copy(ROOT / "bench" / "tune_kernels" / f"{name}{suffix}", folder / f"{name}{suffix}")
     cmd = [str(EA), "tune", f"{name}.ea", "--fresh", "--json", *(["--predicted"] if predicted else []),
-           *(["--quick"] if quick else [])]
+           *(["--quick"] if quick else []), *([f"--budget={budget}"] if budget else [])]
     proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, env=ENV, timeout=3600)
     if proc.returncode not in (0, 3):
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -172,6 +172,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*", default=list(KERNELS))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--budget", type=int, help="each tune evaluates at most this many variants (ea tune --budget)")
     ap.add_argument("--json")
     ap.add_argument("--replay", metavar="JSON", help="re-predict an earlier run's variants against its times")
     args = ap.parse_args()
@@ -179,13 +180,13 @@ def main() -> int:
         return replay(Path(args.replay))
     rows, totals = [], Totals()
     for name in args.only:
-        plain = tune(name, False, args.quick)
+        plain = tune(name, False, args.quick, args.budget)
         rounds = [retimed(name, plain, args.quick) for _ in range(2)]
         sizes = ranking(name, plain, rounds)
         tuner_sizes = ranking(name, plain)
         rank = totals.add(sizes)
         retimes = [{v: {str(n): ns for n, ns in t.items()} for v, t in r.items()} for r in rounds]
-        guided = tune(name, True, args.quick)
+        guided = tune(name, True, args.quick, args.budget)
         same = guided["diff"] == plain["diff"]
         together = None if same else bests_together(name, plain, guided, args.quick)
         row = {"kernel": name, "tau": rank.get("tau"), "variants_ranked": rank.get("variants", 0),
