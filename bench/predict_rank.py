@@ -8,7 +8,7 @@ sum_pf; matmul_ijk is left out: its scalar loop has no step to predict by), each
 into build/bench/rank/<name>/:
 1. `ea tune --fresh --json` (today's search): every timed variant's measured
    time at the suite's largest size against its predicted time
-   (compiler/tune/predicted_order.predicted_cycles): Kendall tau per kernel
+   (compiler/tune/predicted_order.predicted_cycles_at): Kendall tau per kernel
    and over all pairs within kernels;
 2. `ea tune --fresh --json --predicted`: the timed evaluations of both runs,
    and whether it reached the same best program.
@@ -112,7 +112,7 @@ def ranking(name: str, result: dict, rounds: list[dict[str, dict]] | None = None
     given. With two rounds, also how well the measurement agrees with itself."""
     from ea_compiler.bench import load_suite
     from ea_compiler.options import Options
-    from ea_compiler.tune.predicted_order import predicted_cycles
+    from ea_compiler.tune.predicted_order import predicted_cycles_at
     suite = load_suite(ROOT / "bench" / "tune_kernels" / f"{name}.bench.toml")
     rows: dict[int, list[tuple]] = {}  # n -> (predicted, measured, label, (round times))
     seen = set()
@@ -130,9 +130,8 @@ def ranking(name: str, result: dict, rounds: list[dict[str, dict]] | None = None
             times = {n: sum(r[n] for r in per_round) / len(per_round) for n in per_round[0]
                      if all(n in r for r in per_round)}
         spec = next((b for b in suite.benches if b.function == a.get("function")), suite.benches[0])
-        text = variant.read_text()
-        for n in spec.sizes:
-            guess = predicted_cycles(text, f"{name}.ea", Options(), spec.function, spec, n)
+        guesses = predicted_cycles_at(variant.read_text(), f"{name}.ea", Options(), spec.function, spec, spec.sizes)
+        for n, guess in guesses.items():
             if guess is not None and str(n) in times:
                 rows.setdefault(n, []).append((guess, times[str(n)], a.get("label") or "original",
                                                [r.get(str(n)) for r in per_round]))

@@ -61,6 +61,8 @@ def test_the_simulation_loses_the_false_dependency():
     assert after.simulated < 5
 
 
+# one store a trip: the move's register is written again in the same iteration (the unrolled
+# kernel of test_inspect_jump_tables.py lays its stores out so that it is not)
 BLUR3_NT = src("""
     export func blur3(x: *restrict f32, out: *restrict mut f32, n: i32) {
         let third: f32x4 = splat(0.33333334)
@@ -82,3 +84,10 @@ def test_blur3_stream_store_loop_is_predicted_by_its_ports():
     (fn,) = inspect(BLUR3_NT, "k.ea", options, predict=True, working_set_bytes=128 << 10, alignment=64).functions
     main = fn.prediction.loops[0]
     assert main.latency_cycles < 6, main
+
+
+def test_an_8_bit_write_merges_into_the_old_value_so_the_renaming_goes_on():
+    body = [("vmovd", ["%xmm1", "%r10d"]), ("movb", ["%cl", "%r10b"]), ("movq", ["%r10", "(%rdi)"]),
+            ("leaq", ["4(%r9)", "%r10"])]
+    assert renamed(body, [True, False, False, False]) == [
+        "vmovd %xmm1, %eax", "movb %cl, %al", "movq %rax, (%rdi)", "leaq 4(%r9), %r10"]

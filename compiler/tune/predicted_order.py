@@ -26,20 +26,31 @@ from . import transforms as T
 KEEP = 0.25  # of the candidates, the predicted-fastest part that may be timed
 PATIENCE = 3  # candidates in a row not accepted before the search stops
 MIN_GAIN = 0.02  # a candidate predicted less than this much faster at every size is not timed
-MAX_POINTS = 256  # candidates predicted at most (each is compiled twice)
+MAX_POINTS = 256  # candidates predicted at most (each is compiled once)
 
 
 def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSpec, n: int) -> float | None:
     """Predicted cycles of one call of `function` at size n; None when there is no prediction."""
+    return predicted_cycles_at(text, path, options, function, spec, (n,))[n]
+
+
+def predicted_cycles_at(text: str, path: str, options, function: str, spec: BenchSpec,
+                        sizes) -> dict[int, float | None]:
+    """predicted_cycles at each of `sizes`, from one compile of the text."""
+    from ..build import compile_source
+    try:
+        analysis, module = compile_source(text.encode(), path, options)
+    except Exception:  # noqa: BLE001 - a candidate the model cannot read is timed like any other
+        module = None
+    return {n: None if module is None else _at(analysis, module, function, spec, n) for n in sizes}
+
+
+def _at(analysis, module, function: str, spec: BenchSpec, n: int) -> float | None:
     from ..bench.cycle_report import hot_loop
     from ..bench.cycle_run import loop_elements
     from ..bench.cycle_sizes import working_set
-    from ..build import compile_source
     from ..inspect import inspect_module
     try:
-        analysis, module = compile_source(text.encode(), path, options)
-        if module is None:
-            return None
         # alignment 64: the tuner times its candidates on arrays placed on a cache line (bench.inputs.make_args)
         report = inspect_module(analysis, module, names=[function], predict=True,
                                 working_set_bytes=working_set(spec, n), alignment=64)
@@ -107,6 +118,6 @@ def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], tup
 def predicted_times(text: str, path: str, options, function: str, spec: BenchSpec) -> tuple | None:
     """(cycles at the suite's largest size, at its smallest): the order the tuner's score
     (largest size) gives, ties broken where the data sit in cache."""
-    large = predicted_cycles(text, path, options, function, spec, max(spec.sizes))
-    small = predicted_cycles(text, path, options, function, spec, min(spec.sizes))
+    at = predicted_cycles_at(text, path, options, function, spec, (max(spec.sizes), min(spec.sizes)))
+    large, small = at[max(spec.sizes)], at[min(spec.sizes)]
     return None if large is None or small is None else (large, small)

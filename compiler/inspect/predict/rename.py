@@ -29,7 +29,8 @@ def _aliases(reg: str) -> tuple[str, str, str, str]:
 
 _OWNER = {name: reg for reg in _GPRS for name in _aliases(reg)}
 _REG = re.compile(r"%([a-z0-9]+)\b")
-_PURE_WRITE = ("mov", "lea", "vmov", "vpextr", "vextract", "cvt", "vcvt", "set", "pop")
+_PURE_WRITE = ("mov", "lea", "vmov", "vpextr", "vextract", "cvt", "vcvt", "pop")
+_WHOLE = {name for reg in _GPRS for name in _aliases(reg)[:2]}  # a 32-bit write clears the upper half; 8/16 merge
 
 
 def _regs(text: str) -> set[str]:
@@ -77,4 +78,5 @@ def _live_at_top(body: list[tuple[str, list[str]]], reg: str, until: int) -> boo
 
 def _pure_write(mnemonic: str, operands: list[str], reg: str) -> bool:
     """Whether the instruction gives `reg` a value that does not depend on its old one (bar its sources)."""
-    return bool(operands) and _OWNER.get(operands[-1].lstrip("%")) == reg and mnemonic.startswith(_PURE_WRITE)
+    dest = operands[-1].lstrip("%") if operands else ""
+    return dest in _WHOLE and _OWNER[dest] == reg and mnemonic.startswith(_PURE_WRITE)
