@@ -69,13 +69,13 @@ def tune(name: str, predicted: bool, quick: bool, budget: int | None = None) -> 
     return dict(json.loads(proc.stdout), folder=str(folder))
 
 
-def retimed(name: str, result: dict, quick: bool) -> dict[str, dict[int, float]]:
+def retimed(name: str, result: dict, quick: bool, seconds: float | None = None) -> dict[str, dict[int, float]]:
     """Every timed variant's time per suite size, measured again here with the thread's CPU
     time and all variants of a size in alternating turns (the tuner's wall-clock times on a
     loaded machine are too noisy to rank by): {variant path: {n: ns}}."""
     variants = sorted({str(Path(result["folder"]) / a["variant"]) for a in result["history"]
                        if a.get("times_us") and a.get("variant")})
-    return timed(name, variants, quick)
+    return timed(name, variants, quick, seconds)
 
 
 def timed(name: str, programs: list[str], quick: bool, seconds: float | None = None) -> dict[str, dict[int, float]]:
@@ -172,6 +172,9 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=list(KERNELS))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--budget", type=int, help="each tune evaluates at most this many variants (ea tune --budget)")
+    ap.add_argument("--retime-seconds", type=float,
+                    help="measuring time per variant and size in each retiming round (default 0.05 with "
+                         "--quick, else 0.2)")
     ap.add_argument("--json")
     ap.add_argument("--replay", metavar="JSON", help="re-predict an earlier run's variants against its times")
     args = ap.parse_args()
@@ -180,7 +183,7 @@ def main() -> int:
     rows, totals = [], Totals()
     for name in args.only:
         plain = tune(name, False, args.quick, args.budget)
-        rounds = [retimed(name, plain, args.quick) for _ in range(2)]
+        rounds = [retimed(name, plain, args.quick, args.retime_seconds) for _ in range(2)]
         sizes = ranking(name, plain, rounds)
         tuner_sizes = ranking(name, plain)
         rank = totals.add(sizes)

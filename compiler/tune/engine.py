@@ -301,7 +301,8 @@ class _Run:
             predicted_search(space, base_analysis, lambda text: predicted_times(
                 text, str(self.cfg.kernel), self.cfg.options, fn, spec), try_point, self._stop)
             return
-        search(space, strategy, self.cfg.seed, try_point, self._stop, first)
+        search(space, strategy, self.cfg.seed, try_point, self._stop, first,
+               bounded=self.cfg.budget is not None or self.cfg.time_s is not None)
 
     def _transforms(self) -> tuple[str, ...]:
         names = [n for n in self.settings.transforms if n in T.MODULES]

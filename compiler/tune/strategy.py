@@ -10,6 +10,10 @@ from .space import Space
 
 NEST_FIRST = ("tile", "panels", "kblock", "lines", "vectorise", "interchange", "vectorise_sum")
 EXHAUSTIVE_MAX = 24  # "auto" enumerates spaces up to this many points, else searches locally
+# Without a budget or a time limit, a local search's random restarts end after this many variants
+# without a gain: on a noisy machine "until one is accepted" is until a false acceptance, and
+# dot_f32's 259,199-point space had no other end.
+UNBOUNDED_RESTARTS = 32
 
 
 def choose(space: Space, strategy: str, budget: int | None) -> str:
@@ -19,9 +23,10 @@ def choose(space: Space, strategy: str, budget: int | None) -> str:
 
 
 def search(space: Space, strategy: str, seed: int, try_point: Callable[[tuple], bool],
-           stop: Callable[[], bool], first: frozenset[str] = frozenset()) -> None:
+           stop: Callable[[], bool], first: frozenset[str] = frozenset(), bounded: bool = True) -> None:
     """`first`: names of knobs the local search tries before the others (the sites that
-    answer what inspect says about the current best)."""
+    answer what inspect says about the current best). `bounded`: a budget or a time limit
+    ends the run; without one the random restarts end after UNBOUNDED_RESTARTS misses."""
     rng = random.Random(seed)
     # The loop-nest restructurings first: they hold the large gains (a naive matmul's 40×).
     first = first | {k.name for k in space.knobs if k.site is not None and k.site.transform in NEST_FIRST}
@@ -40,7 +45,7 @@ def search(space: Space, strategy: str, seed: int, try_point: Callable[[tuple], 
     elif strategy == "random":
         _random(space, rng, try_point, stop)
     else:
-        _hill_climb(space, rng, try_point, stop, first)
+        _hill_climb(space, rng, try_point, stop, first, None if bounded else UNBOUNDED_RESTARTS)
 
 
 def _random(space: Space, rng: random.Random, try_point, stop) -> None:
@@ -57,10 +62,12 @@ def _random(space: Space, rng: random.Random, try_point, stop) -> None:
             try_point(point)
 
 
-def _hill_climb(space: Space, rng: random.Random, try_point, stop, first: frozenset[str]) -> None:
+def _hill_climb(space: Space, rng: random.Random, try_point, stop, first: frozenset[str],
+                restarts: int | None = None) -> None:
     """First-improvement hill climbing: move to the first neighbour that is accepted. At a
     point none of whose neighbours is, restart: the points two changes away, then random
-    points, until the space, the budget or the time is spent."""
+    points, until the space, the budget or the time is spent, or `restarts` random points
+    in a row are not accepted."""
     current = space.origin
     tried = {current}
     while not stop():
@@ -73,7 +80,7 @@ def _hill_climb(space: Space, rng: random.Random, try_point, stop, first: frozen
         far = (p for n in space.neighbours(current) for p in space.neighbours(n))
         moved = _climb_step(space, rng, try_point, stop, frozenset(), current, tried, far)
         if moved is None:
-            moved = _random_restart(space, rng, try_point, stop, tried)
+            moved = _random_restart(space, rng, try_point, stop, tried, restarts)
         if moved is None:
             return
         current = moved
@@ -93,16 +100,19 @@ def _climb_step(space: Space, rng: random.Random, try_point, stop, first, curren
     return None
 
 
-def _random_restart(space: Space, rng: random.Random, try_point, stop, tried: set):
-    """Random untried points until one is accepted (returned); None when none is left or the run stops."""
-    misses = 0
-    while not stop() and len(tried) < space.size and misses < 1000:
+def _random_restart(space: Space, rng: random.Random, try_point, stop, tried: set, limit: int | None = None):
+    """Random untried points until one is accepted (returned); None when none is left, the run
+    stops or `limit` points were tried without one."""
+    misses = tries = 0
+    while not stop() and len(tried) < space.size and misses < 1000 and (limit is None or tries < limit):
         point = tuple(rng.choice(k.values) for k in space.knobs)
         if point in tried:
             misses += 1
             continue
         misses = 0
         tried.add(point)
-        if space.allowed(point) and try_point(point):
-            return point
+        if space.allowed(point):
+            tries += 1
+            if try_point(point):
+                return point
     return None

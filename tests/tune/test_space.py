@@ -138,3 +138,16 @@ def test_a_constraint_naming_no_tuned_param_is_refused_before_the_run():
 def test_param_values_are_read_as_the_parser_reads_them():
     a = analyze(SRC.replace("= 512", "= 0x200").replace("= 2.5", "= -2.5"), "k.ea")
     assert check_params(a, {"PF_AHEAD": [0], "SCALE": [1.0]}, "s") == {"PF_AHEAD": 512, "SCALE": -2.5}
+
+
+def test_an_unbounded_local_search_ends_after_its_random_restarts_miss():
+    from ea_compiler.tune.strategy import UNBOUNDED_RESTARTS
+    big = Space([Knob(str(i), "param", (0, 1, 2, 3)) for i in range(8)])  # 65,536 points
+    tried = []
+    search(big, "local", 0, lambda p: tried.append(p) or False, lambda: False, bounded=False)
+    one, two = 8 * 3, 28 * 9  # one change from the origin; then two changes
+    assert len(tried) == one + two + UNBOUNDED_RESTARTS
+    assert all(sum(v != 0 for v in p) > 2 for p in tried[one + two:])  # the restarts: random points
+    tried.clear()
+    search(big, "local", 0, lambda p: tried.append(p) or False, lambda: len(tried) >= 400)
+    assert len(tried) == 400  # with a budget the restarts go on until it is spent
