@@ -19,7 +19,7 @@ from ..cpu_levels import missing_on_host
 from .config import TuneConfig, TuneError, read_settings
 from ..inspect.model import Bottleneck
 from .outcome import REJECTED_FOR_GOOD, Outcome
-from .gate import RULES, Evaluation, decide, run_worker
+from .gate import RULES, Evaluation, confirmed, decide, needs_confirming, run_worker
 from .judgement import final_verdict, machine_load
 from .worker import pin_cpu
 from .params import check_params
@@ -349,6 +349,10 @@ class _Run:
             decision = None
             if ev.outcome == Outcome.OK:
                 d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis), chained)
+                if needs_confirming(d, ev, benches, self.sizes):
+                    again = self._evaluate(path, self.best.path, benches)
+                    d = confirmed(d, again, benches, self.sizes)
+                    ev = again if d.outcome == Outcome.ACCEPTED else ev  # its ratio was not picked for being high
                 decision = {"outcome": d.outcome, "reason": d.reason}
             latest = self.cache.get(key)  # another run may have added decisions while this one measured
             decisions = dict(latest["decisions"]) if latest is not None and ev.outcome == Outcome.OK else {}

@@ -27,7 +27,12 @@ EQUAL_WIDTH = 0.10
 # and a median within MIN_GAIN of the current best: with only the interval asked, dot_f32's search
 # (4M, --quick) took 0.96-0.99x steps as equal, undid its unrolling for fewer lines, took it back as
 # "faster" and went round like that for 255 evaluations
-RULES = 8  # the decision rules' version: part of the cache key, since cached decisions replay
+# A "faster" whose interval starts less than this far above 1 is measured a second time and kept
+# only when that measurement's interval also lies above 1: one search compares hundreds of
+# variants, so a 95 % interval lets a few in by chance (dot_f32's search, 4M, --quick: a "faster"
+# prefetch change every 20-50 attempts, 1.04x each, 13 in a row)
+CONFIRM_BELOW = 0.03
+RULES = 9  # the decision rules' version: part of the cache key, since cached decisions replay
 
 
 @dataclass
@@ -86,6 +91,7 @@ def run_worker(suite: Path, candidate: Path, incumbent: Path | None, tuned: list
 class Decision:
     outcome: Outcome  # ACCEPTED, SLOWER or NOISE
     reason: str
+    kind: str = ""  # of an acceptance: "faster", "smaller" (equal, faster at smaller sizes), "lines"
 
 
 def decide(ev: Evaluation, benches: list[str], sizes: dict[str, Size], lines_before: int,
@@ -99,13 +105,9 @@ def decide(ev: Evaluation, benches: list[str], sizes: dict[str, Size], lines_bef
     `best_vs_original`: the current best's ratio to the original (the accepted steps' ratios
     multiplied): an equal variant is accepted only when that chain times its own ratio stays at
     1 or above, so equal steps cannot add up to a slowdown."""
-    rows = [ev.benches[b][str(sizes[b])] for b in benches]
-    lo = min(r["ratio_lo"] for r in rows)
-    hi = max(r["ratio_hi"] for r in rows)
-    mid = combined(rows)
-    text = f"{mid:.3f}× the current best (95 % interval {lo:.3f}–{hi:.3f})"
+    mid, lo, hi, text = _largest(ev, benches, sizes)
     if lo >= 1 + MIN_GAIN:
-        return Decision(Outcome.ACCEPTED, f"faster: {text}")
+        return Decision(Outcome.ACCEPTED, f"faster: {text}", "faster")
     if hi < 1.0:
         return Decision(Outcome.SLOWER, f"slower: {text}")
     vs_original = best_vs_original * mid
@@ -119,11 +121,36 @@ def decide(ev: Evaluation, benches: list[str], sizes: dict[str, Size], lines_bef
     if not drift and smaller and all(row["ratio"] >= 1.0 and row["ratio_hi"] >= 1.0 for _, _, row in smaller) \
             and any(row["ratio_lo"] >= 1 + MIN_GAIN for _, _, row in smaller):
         gains = ", ".join(f"{Size.from_key(n).label} {row['ratio']:.2f}×" for _, n, row in smaller)
-        return Decision(Outcome.ACCEPTED, f"equal at the largest size ({text}), faster at smaller sizes: {gains}")
+        return Decision(Outcome.ACCEPTED, f"equal at the largest size ({text}), faster at smaller sizes: {gains}",
+                        "smaller")
     losses = [(n, row) for _, n, row in smaller if row["ratio_hi"] < 1.0 or row["ratio"] < 1 - MIN_GAIN]
     if not drift and lo <= 1.0 <= hi and lines_after < lines_before:
         if not losses:
-            return Decision(Outcome.ACCEPTED, f"equal speed with {lines_before - lines_after} fewer lines: {text}")
+            return Decision(Outcome.ACCEPTED, f"equal speed with {lines_before - lines_after} fewer lines: {text}",
+                            "lines")
         drift = "; fewer lines, but slower at smaller sizes: " + ", ".join(
             f"{Size.from_key(n).label} {row['ratio']:.2f}×" for n, row in losses)
     return Decision(Outcome.NOISE, f"no gain of {MIN_GAIN:.1%} beyond the noise: {text}{drift}")
+
+
+def _largest(ev: Evaluation, benches: list[str], sizes: dict[str, Size]) -> tuple[float, float, float, str]:
+    """(ratio, low, high, text) of the tuned benches at their largest sizes."""
+    rows = [ev.benches[b][str(sizes[b])] for b in benches]
+    lo, hi, mid = min(r["ratio_lo"] for r in rows), max(r["ratio_hi"] for r in rows), combined(rows)
+    return mid, lo, hi, f"{mid:.3f}× the current best (95 % interval {lo:.3f}–{hi:.3f})"
+
+
+def needs_confirming(d: Decision, ev: Evaluation, benches: list[str], sizes: dict[str, Size]) -> bool:
+    """A "faster" too close to the noise to stand on one measurement (CONFIRM_BELOW)."""
+    return d.kind == "faster" and _largest(ev, benches, sizes)[1] < 1 + CONFIRM_BELOW
+
+
+def confirmed(first: Decision, again: Evaluation, benches: list[str], sizes: dict[str, Size]) -> Decision:
+    """A marginal "faster" after its second, independent measurement `again`: kept only when that
+    interval also lies above 1."""
+    if again.outcome != Outcome.OK:
+        return Decision(Outcome.NOISE, f"{first.reason}; measured again: {again.outcome} ({again.reason})")
+    _, lo, _, text = _largest(again, benches, sizes)
+    if lo > 1.0:
+        return Decision(Outcome.ACCEPTED, f"{first.reason}; measured again: {text}", "faster")
+    return Decision(Outcome.NOISE, f"{first.reason}, but not in a second measurement: {text}")

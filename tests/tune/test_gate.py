@@ -87,11 +87,7 @@ def test_a_best_that_loses_to_the_original_side_by_side_at_the_end_is_not_kept(p
     def final_says_slower(run, base):
         # 0.988× with an interval that reaches above 1 (dot's case in issue 22): slower in the
         # median is slower; it was written before.
-        ev = run._evaluate(run.best.path, base.path, run.benches)
-        for bench in ev.benches.values():
-            for row_ in bench.values():
-                row_.update(us=row_["incumbent_us"] / 0.988, ratio=0.988, ratio_lo=0.95, ratio_hi=1.03)
-        return ev
+        return pinned(run._evaluate(run.best.path, base.path, run.benches), 0.988, 0.95, 1.03)
     monkeypatch.setattr(engine._Run, "_final", final_says_slower)
     kernel, _ = project
     result = agent(kernel, tmp_path, FOUR_ACC)
@@ -101,6 +97,52 @@ def test_a_best_that_loses_to_the_original_side_by_side_at_the_end_is_not_kept(p
     assert result.note == ("measured side by side at the end, the best variant was slower than the original at "
                            "the largest size (0.988×, agent proposal 1): the original is kept, nothing is written")
     assert result.speedup == 1.0  # the original's own figure: what is kept
+
+
+def pinned(ev, ratio, lo, hi):
+    """`ev` with every row's ratio (incumbent / variant) set, its time following."""
+    for bench in ev.benches.values():
+        for row_ in bench.values():
+            row_.update(us=row_["incumbent_us"] / ratio, ratio=ratio, ratio_lo=lo, ratio_hi=hi)
+    return ev
+
+
+@pytest.mark.parametrize("second, kept", [((1.02, 1.003, 1.04), True), ((0.99, 0.96, 1.02), False)])
+def test_a_marginal_gain_is_measured_again_and_kept_only_if_it_holds(project, tmp_path, monkeypatch, second, kept):
+    from ea_compiler.tune import engine
+    from .tune_support import FOUR_ACC
+    real, calls = engine._Run._evaluate, []
+
+    def evaluate(run, candidate, incumbent, benches, **kw):
+        ev = real(run, candidate, incumbent, benches, **kw)
+        if incumbent is None or ev.outcome != "ok" or kw.get("same_code") is False:
+            return ev
+        calls.append(candidate)
+        return pinned(ev, *((1.04, 1.01, 1.07) if len(calls) == 1 else second))
+    monkeypatch.setattr(engine._Run, "_evaluate", evaluate)
+    kernel, _ = project
+    result = agent(kernel, tmp_path, FOUR_ACC)
+    [attempt] = result.history
+    assert len(calls) == 2 and calls[0] == calls[1] and result.evaluated == 1
+    first = "faster: 1.040× the current best (95 % interval 1.010–1.070)"
+    if kept:
+        assert attempt.outcome == "accepted"
+        assert attempt.reason == f"{first}; measured again: 1.020× the current best (95 % interval 1.003–1.040)"
+    else:
+        assert attempt.outcome == "noise" and not result.improved()
+        assert attempt.reason == (f"{first}, but not in a second measurement: "
+                                  "0.990× the current best (95 % interval 0.960–1.020)")
+
+
+def test_a_clear_gain_stands_on_one_measurement():
+    from ea_compiler.tune.gate import needs_confirming
+    sizes = {"b": 100}
+    clear = Evaluation("ok", benches={"b": {"100": row(1.0, 1.2, 1.05, 1.3)}})
+    marginal = Evaluation("ok", benches={"b": {"100": row(1.0, 1.04, 1.01, 1.07)}})
+    assert not needs_confirming(decide(clear, ["b"], sizes, 10, 10), clear, ["b"], sizes)
+    assert needs_confirming(decide(marginal, ["b"], sizes, 10, 10), marginal, ["b"], sizes)
+    fewer = Evaluation("ok", benches={"b": {"100": row(1.0, 1.0, 0.99, 1.01)}})
+    assert not needs_confirming(decide(fewer, ["b"], sizes, 10, 9), fewer, ["b"], sizes)  # equal: not a gain
 
 
 def test_options_this_cpu_cannot_run_are_refused_before_anything_is_timed(project, monkeypatch):
