@@ -69,6 +69,12 @@ def tune(name: str, predicted: bool, quick: bool, budget: int | None = None) -> 
     return dict(json.loads(proc.stdout), folder=str(folder))
 
 
+def timed_runs(result: dict) -> int:
+    """The worker's timed runs of a tune: its evaluated variants, the second measurements of
+    marginal gains included (gate.confirmed)."""
+    return result["evaluated"] + result.get("tally", {}).get("twice", 0)
+
+
 def retimed(name: str, result: dict, quick: bool, seconds: float | None = None) -> dict[str, dict[int, float]]:
     """Every timed variant's time per suite size, measured again here with the thread's CPU
     time and all variants of a size in alternating turns (the tuner's wall-clock times on a
@@ -194,14 +200,14 @@ def main() -> int:
         row = {"kernel": name, "tau": rank.get("tau"), "variants_ranked": rank.get("variants", 0),
                "tau_per_size": {n: r["tau"] for n, r in sizes.items()},
                "tau_per_size_tuner_times": {n: r["tau"] for n, r in tuner_sizes.items()},
-               "evaluated": plain["evaluated"], "evaluated_predicted": guided["evaluated"],
+               "evaluated": timed_runs(plain), "evaluated_predicted": timed_runs(guided),
                "best": plain["best_label"], "best_predicted": guided["best_label"], "same_best": same,
                "best_us": plain["best_us"], "best_us_predicted": guided["best_us"], "sizes": sizes,
                "best_predicted_over_best": together,
                "tuned": plain, "retimed": retimes}
         rows.append(row)
         print(f"{line(name, sizes)} | timed evaluations "
-              f"{plain['evaluated']:>2} -> {guided['evaluated']:>2} with --predicted | best "
+              f"{row['evaluated']:>2} -> {row['evaluated_predicted']:>2} with --predicted | best "
               f"{plain['best_label'] or 'original'!r} vs {guided['best_label'] or 'original'!r}"
               f" ({'same' if same else 'DIFFERENT'}; {plain['best_us']:.1f} vs {guided['best_us']:.1f} us"
               f"{'' if together is None else '; side by side ' + ', '.join(f'{n}: {r:.3f}' for n, r in together.items())})",

@@ -342,15 +342,15 @@ class _Run:
             self.cache_hits += 1
             ev = Evaluation(Outcome(entry["outcome"]), entry.get("reason", ""), entry.get("benches", {}),
                             entry.get("facts", {}))
-            decision = entry["decisions"].get(pair)
+            decision, measurements = entry["decisions"].get(pair), 1
         else:
             ev = self._evaluate(path, self.best.path, benches)
             self.evaluated += 1
-            decision = None
+            decision, measurements = None, 1
             if ev.outcome == Outcome.OK:
                 d = decide(ev, benches, self.sizes, _lines(self.best.analysis), _lines(analysis), chained)
                 if needs_confirming(d, ev, benches, self.sizes):
-                    again = self._evaluate(path, self.best.path, benches)
+                    again, measurements = self._evaluate(path, self.best.path, benches), 2
                     d = confirmed(d, again, benches, self.sizes)
                     ev = again if d.outcome == Outcome.ACCEPTED else ev  # its ratio was not picked for being high
                 decision = {"outcome": d.outcome, "reason": d.reason}
@@ -366,7 +366,8 @@ class _Run:
             return False
         times = {n: row["us"] for n, row in ev.benches[benches[0]].items()}
         score = ev.score_us(benches, self.sizes)
-        attempt = Attempt(index, label, Outcome(decision["outcome"]), decision["reason"], times, score, cached, fn, str(path))
+        attempt = Attempt(index, label, Outcome(decision["outcome"]), decision["reason"], times, score, cached, fn,
+                          str(path), measurements)
         if attempt.accepted:
             self.accepted += 1
             for b in benches:

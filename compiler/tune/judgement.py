@@ -48,6 +48,7 @@ class Tally:
     """What happened to the points of a run. tried = evaluated + cached + rejected before a
     measurement (did not compile, the same program again); not applicable apart."""
     evaluated: int = 0  # measured by a worker in this run
+    twice: int = 0  # of those, measured a second time (a marginal gain, gate.confirmed)
     cached: int = 0  # the outcome replayed from the cache
     unmeasured: int = 0  # rejected before the worker: did not compile, or a duplicate source
     not_applicable: int = 0  # the transformation did not apply: no variant, not tried
@@ -57,7 +58,8 @@ class Tally:
         return self.evaluated + self.cached + self.unmeasured
 
     def text(self) -> str:
-        parts = [f"{self.evaluated} evaluated", f"{self.cached} from the cache"]
+        twice = f" ({self.twice} of them twice)" if self.twice else ""
+        parts = [f"{self.evaluated} evaluated{twice}", f"{self.cached} from the cache"]
         if self.unmeasured:
             parts.append(f"{self.unmeasured} rejected unmeasured")
         text = f"{self.tried} tried ({', '.join(parts)})"
@@ -77,6 +79,7 @@ def tally(history) -> Tally:
             out.cached += 1
         elif a.variant:
             out.evaluated += 1
+            out.twice += getattr(a, "measurements", 1) > 1
         else:
             out.unmeasured += 1
     return out

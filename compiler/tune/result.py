@@ -23,6 +23,7 @@ class Attempt:
     cached: bool = False
     function: str = ""
     variant: str = ""  # the variant's source in the cache (`__eatune__/variants/...`), once it reached a worker
+    measurements: int = 1  # 2: a marginal gain measured again (gate.confirmed)
 
     @property
     def accepted(self) -> bool:

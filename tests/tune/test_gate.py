@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ea_compiler.tune import TuneConfig, tune
+from ea_compiler.tune import tally
 from ea_compiler.tune.gate import Evaluation, decide
 
 from .tune_support import ONE_ACC, proposer
@@ -124,6 +125,8 @@ def test_a_marginal_gain_is_measured_again_and_kept_only_if_it_holds(project, tm
     result = agent(kernel, tmp_path, FOUR_ACC)
     [attempt] = result.history
     assert len(calls) == 2 and calls[0] == calls[1] and result.evaluated == 1
+    assert attempt.measurements == 2
+    assert tally(result.history).text() == "1 tried (1 evaluated (1 of them twice), 0 from the cache)"
     first = "faster: 1.040× the current best (95 % interval 1.010–1.070)"
     if kept:
         assert attempt.outcome == "accepted"

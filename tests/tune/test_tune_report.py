@@ -52,7 +52,7 @@ def test_json_has_the_judgement_keys(project, tmp_path):
     doc = json.loads(out.stdout)
     lo, hi = doc["speedup_interval"]
     assert 0 < lo <= doc["speedup"] <= hi
-    assert doc["tally"] == {"evaluated": 1, "cached": 0, "unmeasured": 0, "not_applicable": 0}
+    assert doc["tally"] == {"evaluated": 1, "twice": 0, "cached": 0, "unmeasured": 0, "not_applicable": 0}
     assert doc["slower_at_end"] is False and doc["cpu"] == max(os.sched_getaffinity(0))
     assert doc["load_before"]["cpus"] >= 1 and doc["noise"] >= 0
     largest = [r for r in doc["sizes"] if r["largest"]]
