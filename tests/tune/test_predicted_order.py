@@ -45,7 +45,7 @@ def test_candidates_come_fastest_first_and_only_the_promising_are_timed():
     order = [p for p, _ in ranked(space, base, estimate)]
     assert [space.label(p) for p in order] == ["STEP=32", "STEP=16", "STEP=4", "STEP=2", "STEP=1"]
     tried = []
-    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or True,
+    predicted_search(space, base, lambda text: (float(step_of(text) == 8),), lambda p: tried.append(p) or False,
                      lambda: False)
     assert [space.label(p) for p in tried] == ["STEP=1", "STEP=2"]  # all predicted faster: ceil(5 / 4) caps
     tried.clear()
@@ -54,8 +54,15 @@ def test_candidates_come_fastest_first_and_only_the_promising_are_timed():
                      lambda: False)
     assert len(tried) == 3  # of ceil(15 / 4) = 4: three in a row not accepted end the search
     tried.clear()
-    predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False)
+    predicted_search(space, base, estimate, lambda p: tried.append(p) or False, lambda: False)
     assert [space.label(p) for p in tried] == ["STEP=32", "STEP=16"]  # only those predicted faster than STEP=8
+    tried.clear()
+    predicted_search(space, base, estimate, lambda p: tried.append(p) or True, lambda: False)
+    assert [space.label(p) for p in tried] == ["STEP=32"]  # once it is the best, STEP=16 is predicted slower
+    tried.clear()
+    same = lambda text: (1.0 if step_of(text) == 8 else 0.5,)  # noqa: E731 - every candidate predicted alike
+    predicted_search(space, base, same, lambda p: tried.append(p) or True, lambda: False)
+    assert len(tried) == 1  # the rest are predicted to take exactly the new best's time: not timed
     tried.clear()
     predicted_search(space, base, lambda text: (1.0 + step_of(text) / 1000, 100.0 / step_of(text)),
                      lambda p: tried.append(p) or True, lambda: False)
