@@ -18,7 +18,9 @@ from focus_support import focus_differences
 from incremental_support import differences, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted(p for p in ROOT.rglob("*.ea") if not {".venv", "node_modules", ".cache"} & set(p.parts))
+# The project's own files: not what benchmarks and tuning runs leave in build/ and __eatune__/
+FILES = sorted(p for p in ROOT.rglob("*.ea")
+               if not {".venv", "node_modules", ".cache", "build", "__eatune__", "__eacache__"} & set(p.parts))
 LINES = ["    let tmp: i32 = 1", "    let v: f32x8 = splat(1.0)", "    let w: f32x4 = load(a, 0)",
          "    let = ", "    }", "    {", "    return 0", "    let bad: u32x8 = splat(2)", "    x = x .+ 1.0",
          "    // a comment", "    let s: f32 = reduce_add(splat(1.0))", "    unknown_call(1, 2)", ";", "\"open"]

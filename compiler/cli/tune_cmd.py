@@ -28,8 +28,8 @@ largest size beyond the noise. The best is written to <stem>.tuned.ea (or in pla
   --assume-noalias      let the search add `restrict` (you confirm callers never pass overlapping arrays)
   --quick               short measurements (smoke runs)
   --fresh               measure again even what the cache knows
-  --predicted           time only variants predicted faster, fastest first, in one round; stop
-                        after 3 in a row are not accepted or a quarter are tried
+  --predicted           time only variants predicted faster than the best so far, fastest first,
+                        in one round; stop after 3 in a row are not accepted or a quarter are tried
                         (compiler/tune/predicted_order.py)
   --apply               rewrite the kernel in place (the original is kept as <stem>.ea.orig)
   --json                print the result JSON instead of the table
