@@ -72,7 +72,7 @@ def tune(name: str, predicted: bool, quick: bool, budget: int | None = None) -> 
 def timed_runs(result: dict) -> int:
     """The worker's timed runs of a tune: its evaluated variants, the second measurements of
     marginal gains included (gate.confirmed)."""
-    return result["evaluated"] + result.get("tally", {}).get("twice", 0)
+    return result["evaluated"] + result["tally"]["twice"]
 
 
 def retimed(name: str, result: dict, quick: bool, seconds: float | None = None) -> dict[str, dict[int, float]]:

@@ -79,7 +79,7 @@ def tally(history) -> Tally:
             out.cached += 1
         elif a.variant:
             out.evaluated += 1
-            out.twice += getattr(a, "measurements", 1) > 1
+            out.twice += a.measurements > 1
         else:
             out.unmeasured += 1
     return out
