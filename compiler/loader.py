@@ -61,8 +61,9 @@ class Kernel:
     """A loaded Eä file: one callable per export."""
 
     def __init__(self, stem: str, namespace: dict, engine, source: Path | None = None,
-                 options: Options | None = None, unchecked: dict[str, list[str]] | None = None):
+                 options: Options | None = None, unchecked: dict[str, list[str]] | None = None, api=None):
         self._stem = stem
+        self._api = api  # the metadata (bind.meta.Api): for tools calling the code natively (bench/native_repeat.py)
         self._source = source
         self._options = options
         self._engine = engine  # keeps the JIT-compiled code alive
@@ -230,7 +231,7 @@ def _jit(entry: Path, api, opts: Options, source: str) -> Kernel:
     fast = fast_functions(api, entry, engine, namespace, LLVM_LOCK,
                           lambda: new_target_machine(dataclasses.replace(opts, opt_level=0)))
     return Kernel(stem, {**namespace, **fast}, engine, Path(source), opts,
-                  {e.name: list(e.unchecked) for e in api.exports})
+                  {e.name: list(e.unchecked) for e in api.exports}, api)
 
 
 def compile(path, *, emit_asm: bool = False, emit_llvm: bool = False, target: str = "native",

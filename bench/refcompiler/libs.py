@@ -20,8 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from ea_compiler.bench.c_args import c_arguments
 from ea_compiler.bind.meta import Api, BindError, Export, parse_api
 
 FLAGS = ("--lib", "--opt-level=3")
@@ -89,27 +88,6 @@ def c_function(library: Path, e: Export):
     fn.argtypes = [ctypes.c_void_p if a.is_pointer else _CTYPES[a.type] for a in e.args]
     fn.restype = None if e.ret in (None, "void") else _CTYPES[e.ret]
     return fn
-
-
-def c_arguments(e: Export, kwargs: dict) -> tuple:
-    """The C arguments of `e` for the suite's keyword arguments (arrays by address)."""
-    out = []
-    for a in e.args:
-        if a.name in kwargs:
-            value = kwargs[a.name]
-        elif a.collapsed_from is not None and a.collapsed_from in kwargs:
-            value = np.asarray(kwargs[a.collapsed_from]).size
-        else:
-            raise BindError(f"{e.name}: the suite gives no value for '{a.name}'")
-        if a.is_pointer:
-            if not isinstance(value, np.ndarray):
-                raise BindError(f"{e.name}: '{a.name}' must be an array, the suite gives {type(value).__name__}")
-            out.append(value.ctypes.data)
-        elif a.type in ("f32", "f64"):
-            out.append(float(value))
-        else:
-            out.append(int(value))
-    return tuple(out)
 
 
 @dataclass

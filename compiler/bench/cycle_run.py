@@ -1,11 +1,16 @@
 """Measure a bench's function in cycles per main-loop iteration at an
 L1-resident size (the slope between two L1 sizes, cycles.py) and at a
 DRAM size, each call checked against the bench's reference first, and pair
-each figure with the model's prediction (predicted_side.py)."""
+each figure with the model's prediction (predicted_side.py). The calls
+timed are made back to back from native code (native_repeat.py): no
+interpreter between them taking time or evicting the arrays from L1."""
 from __future__ import annotations
 
 import ctypes
+import math
 import threading
+import time
+from typing import Callable
 
 import numpy as np
 
@@ -13,10 +18,16 @@ from .check import mismatch
 from .cycle_sizes import choose, working_set
 from .cycles import CycleMeasurement, per_call, slope
 from .inputs import bench_namespace, copy_args, evaluate, make_args
+from .native_repeat import repeater
 from .suite import BenchError, BenchSpec
 from .timing import Budget, measure
 
 MAX_CALL_S = 2.0  # a DRAM-sized call expected to last longer is skipped (a naive matmul at 4096)
+# Kernel calls are made back to back from native code in runs of at least this long: the Python
+# call around a run (about 1 µs) is then under 1 % of it.
+NATIVE_CALL_NS = 2e5
+PROBE_CALLS = 16
+MAX_REPS = 1 << 20
 
 
 def loop_elements(spec: BenchSpec, n: int) -> float:
@@ -29,6 +40,12 @@ def loop_elements(spec: BenchSpec, n: int) -> float:
 def _checked_call(kernel, spec: BenchSpec, n: int, line_offset: int = 0):
     """A call of the bench's function at n with its arguments (starting `line_offset` bytes past a
     cache line), after checking its result."""
+    fn, args = _checked_arguments(kernel, spec, n, line_offset)
+    return lambda: fn(**args)
+
+
+def _checked_arguments(kernel, spec: BenchSpec, n: int, line_offset: int = 0):
+    """(the bench's function, its keyword arguments at n), the result of a call checked."""
     fn = getattr(kernel, spec.function, None)
     if fn is None:
         raise BenchError(f"the kernel has no exported function '{spec.function}'")
@@ -45,16 +62,38 @@ def _checked_call(kernel, spec: BenchSpec, n: int, line_offset: int = 0):
     why = mismatch(got if spec.check == "return" else args[spec.check], expected, spec.rtol, spec.atol)
     if why:
         raise BenchError(f"{spec.name} at n={n} does not match its reference: {why}")
-    return lambda: fn(**args)
+    return fn, args
+
+
+def native_calls(kernel, spec: BenchSpec, n: int, line_offset: int = 0) -> tuple[Callable[[], object], int]:
+    """(a call, the kernel calls it makes): at least NATIVE_CALL_NS of the bench's function's calls
+    at n back to back from native code (native_repeat.py), or one call from Python where that
+    cannot be done."""
+    fn, args = _checked_arguments(kernel, spec, n, line_offset)
+    rep = repeater(kernel, spec.function, args)
+    if rep is None:
+        return (lambda: fn(**args)), 1
+    each = _timed(rep, 1)  # after the checked call: pages and caches are warm
+    if each < NATIVE_CALL_NS:  # a DRAM-sized call is one call a run: no more probing
+        each = _timed(rep, PROBE_CALLS)
+    reps = max(1, min(MAX_REPS, math.ceil(NATIVE_CALL_NS / each)))
+    return (lambda: rep(reps)), reps
+
+
+def _timed(rep, calls: int) -> float:
+    start = time.perf_counter_ns()
+    rep(calls)
+    return max(1.0, (time.perf_counter_ns() - start) / calls)
 
 
 def time_calls(kernel, spec: BenchSpec, sizes: list[int], budget: Budget,
                cancel: threading.Event | None = None, line_offset: int = 0) -> list[float]:
     """ns of one call at each size (10th percentile: the samples other processes disturbed
-    least), the sizes timed in alternating turns so a busy spell lands on all of them."""
-    calls = {str(n): _checked_call(kernel, spec, n, line_offset) for n in sizes}
-    stats = measure(calls, budget, cancel)
-    return [stats[str(n)].p10_ns for n in sizes]
+    least), the sizes timed in alternating turns so a busy spell lands on all of them; the calls
+    made back to back from native code (native_calls)."""
+    made = {str(n): native_calls(kernel, spec, n, line_offset) for n in sizes}
+    stats = measure({key: call for key, (call, _) in made.items()}, budget, cancel)
+    return [stats[str(n)].p10_ns / made[str(n)][1] for n in sizes]
 
 
 def measure_cycles(kernel, spec: BenchSpec, elements_per_iteration: int, ghz: float,

@@ -17,11 +17,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
+from ea_compiler.bench.c_args import c_arguments  # noqa: E402
 from ea_compiler.bench.suite import load_suite  # noqa: E402
 from ea_compiler.bind.meta import BindError, parse_api  # noqa: E402
 from refcompiler import fetch  # noqa: E402
 from refcompiler.compare import check_one, compare_kernel, survives  # noqa: E402
-from refcompiler.libs import Built, Pair, build, c_arguments, first_error, our_command, pair  # noqa: E402
+from refcompiler.libs import Built, Pair, build, first_error, our_command, pair  # noqa: E402
 
 import reference_bench  # noqa: E402
 
