@@ -43,7 +43,8 @@ _C_CONTIGUOUS, _ALIGNED, _WRITEABLE = 0x1, 0x100, 0x400
 _METH_FASTCALL_KEYWORDS = 0x80 | 0x2
 RELEASE_GIL_AT = 16384  # elements of the first array: below, releasing costs more than it frees
 
-_SCALARS = {"f32": "float", "f64": "double", "i8": "i8", "u8": "i8", "i16": "i16", "u16": "i16",
+# Eä scalar types as the C ABI passes them (also bench/native_repeat.py's calls)
+IR_SCALARS = {"f32": "float", "f64": "double", "i8": "i8", "u8": "i8", "i16": "i16", "u16": "i16",
             "i32": "i32", "u32": "i32", "i64": "i64", "u64": "i64"}
 _RANGES = {t: INT_RANGES[t] for t in ("i8", "u8", "i16", "u16", "i32", "u32")}  # narrower than i64
 _API = ("PyObject_Vectorcall", "PyFloat_AsDouble", "PyFloat_FromDouble", "PyLong_AsLongLong",
@@ -88,12 +89,12 @@ LAYOUT_OK = _layout_ok()
 def eligible(e: Export) -> bool:
     """Whether `e` gets an entry point: every argument an array of a numeric
     dtype (not allocated by the wrapper), a collapsed length or an int/float scalar."""
-    if e.ret is not None and e.ret not in _SCALARS:
+    if e.ret is not None and e.ret not in IR_SCALARS:
         return False
     for a in e.args:
         if a.is_pointer and (a.auto_out or a.pointee not in NUMPY_DTYPES):
             return False
-        if not a.is_pointer and a.type not in _SCALARS:
+        if not a.is_pointer and a.type not in IR_SCALARS:
             return False
     return True
 
@@ -139,9 +140,9 @@ def resolve(key: str, engine) -> int:
     return id({"ndarray": np.ndarray, "float": float, "int": int, "None": None}[name])
 
 
-def _extension(t: str) -> str:
+def abi_extension(t: str) -> str:
     """The C ABI's attribute for an 8- or 16-bit argument: the caller extends it."""
-    return "" if t.startswith("*") or _SCALARS[t] not in ("i8", "i16") else \
+    return "" if t.startswith("*") or IR_SCALARS[t] not in ("i8", "i16") else \
         (" signext" if t[0] == "i" else " zeroext")
 
 
@@ -230,7 +231,7 @@ class _Emitter:
             self.emit(f"{high} = icmp sle i64 {value}, {hi}")
             self.emit(f"{inside} = and i1 {low}, {high}")
             self.check(inside)
-            self.emit(f"{narrow} = trunc i64 {value} to {_SCALARS[t]}")
+            self.emit(f"{narrow} = trunc i64 {value} to {IR_SCALARS[t]}")
             return narrow
         return value
 
@@ -257,10 +258,10 @@ class _Emitter:
                 data, sizes[a.name] = self.array(obj, a.pointee, a.mutable)
                 values[a.name] = ("ptr", data)
             else:
-                values[a.name] = (_SCALARS[a.type], self.scalar(obj, a.type))
+                values[a.name] = (IR_SCALARS[a.type], self.scalar(obj, a.type))
         for a in e.args:
             if a.collapsed_from is not None:
-                values[a.name] = (_SCALARS[a.type], self.length(sizes[a.collapsed_from], a.type))
+                values[a.name] = (IR_SCALARS[a.type], self.length(sizes[a.collapsed_from], a.type))
         wide: dict[str, str] = {}
         for name, extent in e.extents.items():
             for poly in extent.alternatives:  # size >= each of them (and so their maximum)
@@ -268,8 +269,8 @@ class _Emitter:
                 self.emit(f"{enough} = icmp sge i64 {sizes[name]}, {need}")
                 self.check(enough)
         self.release(sizes[next(a.name for a in e.args if a.is_pointer)] if sizes else None)
-        ret = _SCALARS[e.ret] if e.ret else "void"
-        call_args = ", ".join(f"{values[a.name][0]}{_extension(a.type)} {values[a.name][1]}" for a in e.args)
+        ret = IR_SCALARS[e.ret] if e.ret else "void"
+        call_args = ", ".join(f"{values[a.name][0]}{abi_extension(a.type)} {values[a.name][1]}" for a in e.args)
         result = self.tmp() if e.ret else None
         self.emit(f"{result + ' = ' if result else ''}call {ret} {_slot('kernel:' + e.name)}({call_args})")
         self.reacquire()
@@ -389,9 +390,9 @@ class _Emitter:
                 self.emit(f"{wide} = fpext float {result} to double")
             return self.call("PyFloat_FromDouble", "ptr", f"double {wide}")
         wide = result
-        if _SCALARS[e.ret] != "i64":
+        if IR_SCALARS[e.ret] != "i64":
             wide = self.tmp()
-            self.emit(f"{wide} = {'sext' if e.ret[0] == 'i' else 'zext'} {_SCALARS[e.ret]} {result} to i64")
+            self.emit(f"{wide} = {'sext' if e.ret[0] == 'i' else 'zext'} {IR_SCALARS[e.ret]} {result} to i64")
         maker = "PyLong_FromLongLong" if e.ret[0] == "i" else "PyLong_FromUnsignedLongLong"
         return self.call(maker, "ptr", f"i64 {wide}")
 

@@ -24,34 +24,28 @@ import struct
 from typing import Callable
 
 from ..bind.meta import BindError
+from ..loader_fast import IR_SCALARS, abi_extension
 from ..options import Options
 from .c_args import c_arguments
 
-# Eä scalar types as the C ABI passes them (loader_fast.py's table), 8- and 16-bit ones extended by the caller
-_IR = {"f32": "float", "f64": "double", "i8": "i8", "u8": "i8", "i16": "i16", "u16": "i16",
-       "i32": "i32", "u32": "i32", "i64": "i64", "u64": "i64"}
 SYMBOL = "__ea_repeat"
 
 
 def repeat_ir(address: int, types: list[str], values: tuple, ret: str | None) -> str | None:
     """The IR of `void __ea_repeat(i64 reps)`: `reps` calls of the function at `address`
-    (Eä argument types `types`, C values `values`, result type `ret`); None for a type
-    the table does not pass."""
-    params, args = [], []
+    (Eä argument types `types`, C values `values`, result type `ret`), passed as the fast
+    calls pass them (loader_fast.IR_SCALARS); None for a type that table has not."""
+    args = []
     for t, v in zip(types, values):
         if t.startswith("*"):
-            params.append("ptr")
             args.append(f"ptr inttoptr (i64 {int(v)} to ptr)")
-            continue
-        if t not in _IR:
+        elif t in IR_SCALARS:
+            args.append(f"{IR_SCALARS[t]}{abi_extension(t)} {_constant(IR_SCALARS[t], v)}")
+        else:
             return None
-        ir_type = _IR[t]
-        extend = (" signext" if t[0] == "i" else " zeroext") if ir_type in ("i8", "i16") else ""
-        params.append(f"{ir_type}{extend}")
-        args.append(f"{ir_type}{extend} {_constant(ir_type, v)}")
-    if ret is not None and ret not in _IR:
+    if ret is not None and ret not in IR_SCALARS:
         return None
-    result = _IR[ret] if ret else "void"
+    result = IR_SCALARS[ret] if ret else "void"
     callee = f"inttoptr (i64 {address} to ptr)"
     return "\n".join([
         f"define void @{SYMBOL}(i64 %reps) {{",
@@ -77,7 +71,9 @@ def _constant(ir_type: str, value) -> str:
         value = ctypes.c_float(value).value
     if ir_type in ("float", "double"):
         return "0x" + struct.pack(">d", float(value)).hex().upper()
-    return str(int(value))
+    bits = int(ir_type[1:])  # an unsigned value past the signed range is written as its two's complement
+    value = int(value) & ((1 << bits) - 1)
+    return str(value - (1 << bits) if value >> (bits - 1) else value)
 
 
 def repeater(kernel, function: str, kwargs: dict) -> Callable[[int], None] | None:

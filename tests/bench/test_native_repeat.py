@@ -13,10 +13,10 @@ from ea_compiler.bench.suite import load_suite
 from ea_compiler.loader import load
 
 ACCUMULATE = """
-export func acc(x: *f32, out: *mut f32, n: i32, s: f32, k: i8) {
+export func acc(x: *f32, out: *mut f32, n: i32, s: f32, k: i8, m: u32) {
     let mut i: i32 = 0
     while i < n {
-        out[i] = out[i] + s * x[i] + to_f32(k)
+        out[i] = out[i] + s * x[i] + to_f32(k) + to_f32(m)
         i = i + 1
     }
 }
@@ -60,11 +60,12 @@ def kernel(tmp_path):
 def test_each_call_is_made_once_with_the_bindings_arguments(kernel):
     x = np.linspace(-2, 2, 37, dtype=np.float32)
     native, python = np.zeros(37, np.float32), np.zeros(37, np.float32)
-    rep = repeater(kernel, "acc", {"x": x, "out": native, "s": 0.1, "k": -3})  # n collapsed from x
+    big = 3_000_000_000  # past i32's range
+    rep = repeater(kernel, "acc", {"x": x, "out": native, "s": 0.1, "k": -3, "m": big})  # n collapsed from x
     rep(5)
     for _ in range(5):
-        kernel.acc(x, python, 0.1, -3)
-    assert np.array_equal(native, python)  # bit for bit: the same f32 of 0.1, k sign-extended
+        kernel.acc(x, python, 0.1, -3, big)
+    assert np.array_equal(native, python)  # bit for bit: the same f32 of 0.1, k sign-extended, m unsigned
     rep(0)
     assert np.array_equal(native, python)
 
