@@ -69,6 +69,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/predict_models.py
 	$(BIN)/python bench/opcache_bench.py
 	$(BIN)/python bench/predict_bench.py --json build/bench/predict_bench.json
+	$(BIN)/python bench/l3_edge_bench.py --json build/bench/l3_edge_bench.json
 	$(BIN)/python bench/predict_rank.py --json build/bench/predict_rank.json
 	$(BIN)/python bench/stream_store_bench.py
 	$(BIN)/python bench/stream_store_paths.py

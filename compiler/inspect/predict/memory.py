@@ -56,16 +56,15 @@ class MemoryModel:
 
     def last_level_share(self, working_set_bytes: int | None) -> float:
         """The share of a loop's bytes the last-level cache still serves at this working set: 1 up
-        to half its capacity, 0 from twice it, in between falling with log2 of the working set (one
-        half at the capacity). A shared L3 does not keep a working set of its own size: measured on
-        AMD EPYC Zen 3 (32 MiB L3), a streaming dot product moved 24.9 bytes a cycle at 8-12 MiB,
-        8.0 at 128 MiB and, in between, as if this share came from L3 and the rest from DRAM:
-        16 MiB 0.95 (rule 1.0), 20 MiB 0.79 (0.84), 24 MiB 0.66 (0.71), 28 MiB 0.52 (0.60),
-        32 MiB 0.51 (0.5), 40 MiB 0.35 (0.34), 64 MiB 0.06 (0)."""
+        to LLC_FULL of its capacity, 0 from LLC_NONE times it, falling with log2 of the working set
+        in between. A shared L3 does not keep a working set near its own size (bench/l3_edge_bench.py:
+        12 read-only loops on AMD EPYC Zen 3, 32 MiB L3, three runs; the share each measurement
+        implies between the loop's L3 and DRAM figures, median at 0.5 / 0.75 / 1 / 1.5 times the
+        L3: 0.78 / 0.31 / 0.22 / 0.05; this rule: 0.80 / 0.43 / 0.17 / 0)."""
         if not working_set_bytes:
             return 1.0
         ratio = working_set_bytes / self.cache_bytes["L3"]
-        return min(1.0, max(0.0, 0.5 - 0.5 * math.log2(ratio)))
+        return min(1.0, max(0.0, 1.0 - math.log2(ratio / LLC_FULL) / math.log2(LLC_NONE / LLC_FULL)))
 
     def level(self, working_set_bytes: int | None) -> Limit:
         """The level the data lives in: the first that holds the working set."""
@@ -85,6 +84,10 @@ class MemoryModel:
     def to_json(self) -> dict:
         return asdict(self)
 
+
+# The working sets, as fractions of the L3's size, up to which the L3 serves a loop's bytes and
+# from which DRAM does (MemoryModel.last_level_share)
+LLC_FULL, LLC_NONE = 0.4, 1.2
 
 # Uncalibrated patterns relative to one read stream: in L1 one 256-bit store a cycle (Zen 3) against
 # two loads; beyond, a store moves its line twice (read for ownership, write back).
