@@ -45,7 +45,7 @@ RELEASE_GIL_AT = 16384  # elements of the first array: below, releasing costs mo
 
 # Eä scalar types as the C ABI passes them (also bench/native_repeat.py's calls)
 IR_SCALARS = {"f32": "float", "f64": "double", "i8": "i8", "u8": "i8", "i16": "i16", "u16": "i16",
-            "i32": "i32", "u32": "i32", "i64": "i64", "u64": "i64"}
+              "i32": "i32", "u32": "i32", "i64": "i64", "u64": "i64"}
 _RANGES = {t: INT_RANGES[t] for t in ("i8", "u8", "i16", "u16", "i32", "u32")}  # narrower than i64
 _API = ("PyObject_Vectorcall", "PyFloat_AsDouble", "PyFloat_FromDouble", "PyLong_AsLongLong",
         "PyLong_AsUnsignedLongLong", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong", "PyErr_Occurred",

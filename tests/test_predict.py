@@ -227,6 +227,7 @@ def test_dot_at_the_l3_size_takes_most_of_its_bytes_from_dram():
           for ws in (8 << 20, 32 << 20, 48 << 20, 128 << 20)}
     assert [at[ws].cycles_per_iter for ws in sorted(at)] == [16.0, 56.03, 64.0, 64.0]  # L3 16, DRAM 64: share 1, 0.17, 0
     assert [at[ws].level for ws in sorted(at)] == [Limit.L3, Limit.L3, Limit.DRAM, Limit.DRAM]
+    assert at[32 << 20].limit is Limit.DRAM  # most of its bytes: what binds is DRAM's bandwidth
 
 
 def test_incremental_inspect_predicts_too(monkeypatch):

@@ -89,6 +89,7 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     share = memory.last_level_share(working_set_bytes)
     if level in (Limit.L3, Limit.DRAM) and 0.0 < share < 1.0:  # near the L3's size: part of it from DRAM
         cycles = round(share * by_level[Limit.L3.value] + (1.0 - share) * by_level[Limit.DRAM.value], 2)
+        limit = limits[Limit.L3 if share >= 0.5 else Limit.DRAM]  # what binds most of the bytes
     if traffic.walking and whole and report.depth >= 2 and memory.level(whole) is not level:
         far = memory.level(whole)
         walk = traffic.walking / memory.bandwidth("read", far.value) + call_cycles
