@@ -230,6 +230,20 @@ def test_dot_at_the_l3_size_takes_most_of_its_bytes_from_dram():
     assert at[32 << 20].limit is Limit.DRAM  # most of its bytes: what binds is DRAM's bandwidth
 
 
+@needs_mca
+def test_a_nested_loops_ranges_say_what_its_figure_at_each_size_says():
+    """matmul ikj's j loop reads rows of C (kept close) and a row of B the k loop moves on: its
+    figure at a size follows the rows' level and B's walk, and so do the ranges it prints."""
+    src = (ROOT / "bench/predict_kernels/calls_matmul.ea").read_bytes()
+    analysis, module = compile_source(src, "calls_matmul.ea", ZEN3)
+    at = {}
+    for ws in (16 << 10, 192 << 10, 8 << 20, 128 << 20):
+        fp = predict_function(analysis, module, "matmul_ikj", working_set_bytes=ws, memory=MEM, alignment=64)
+        at[ws] = next(lp for lp in fp.loops if lp.elements_per_iter == 8)
+    ranges = {(r.limit.value, r.low, r.high, r.cycles_per_iter) for ws in at for r in at[ws].ranges}
+    assert sorted(ranges, key=lambda r: r[1]) == [("L1", 0, 32 << 20, 2.0), ("DRAM", (32 << 20) + 1, None, 8.0)]
+    assert [(at[ws].limit, at[ws].cycles_per_iter) for ws in at] == [(Limit.L1, 2.0)] * 3 + [(Limit.DRAM, 8.0)]
+
 def test_incremental_inspect_predicts_too(monkeypatch):
     from ea_compiler import analyze
     from ea_compiler.inspect.incremental import inspect_function

@@ -27,6 +27,7 @@ from .traffic import Traffic, inner_working_set, loop_traffic
 
 SPLIT_RATE = 0.5  # of the calibration's accesses that cross a line (split_ratio's measurement)
 LATENCY_MARGIN = 1.1  # the simulation above the port bound by this much: a carried chain binds
+DRAM_SAMPLE = 4  # a nested loop's DRAM figure: at this many times the L3's size
 
 
 def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool = False) -> list[str]:
@@ -77,24 +78,14 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             limits[level] = level
         else:
             limits[level] = core_limit
-    # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
-    # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
-    # But a row the enclosing loop moves on (ikj's row of B, a new one every k) is reused only
-    # after the whole array: its bytes come from the level of the whole working set.
-    whole = working_set_bytes
-    if working_set_bytes and report.depth >= 2:
-        working_set_bytes = inner_working_set(traffic, working_set_bytes)
-    level = memory.level(working_set_bytes)
-    cycles, limit = by_level[level.value], limits[level]
-    share = memory.last_level_share(working_set_bytes)
-    if level in (Limit.L3, Limit.DRAM) and 0.0 < share < 1.0:  # near the L3's size: part of it from DRAM
-        cycles = round(share * by_level[Limit.L3.value] + (1.0 - share) * by_level[Limit.DRAM.value], 2)
-        limit = limits[Limit.L3 if share >= 0.5 else Limit.DRAM]  # what binds most of the bytes
-    if traffic.walking and whole and report.depth >= 2 and memory.level(whole) is not level:
-        far = memory.level(whole)
-        walk = traffic.walking / memory.bandwidth("read", far.value) + call_cycles
-        if walk > cycles:
-            cycles, limit, level = round(walk, 2), far, far
+
+    def figure(working_set: int | None, blend: bool = True) -> tuple[float, Limit, Limit]:
+        return _at_size(traffic, by_level, limits, memory, report.depth, call_cycles, working_set, blend)
+
+    cycles, limit, level = figure(working_set_bytes)
+    ranges = _ranges(limits, by_level, memory)
+    if report.depth >= 2:  # its rows' level, not the whole set's: the ranges say what the figure at a size says
+        ranges = _nested_ranges(figure, memory)
     at_header = sorted((not name.startswith((".LBB", "LBB")), name) for name, at in fn.labels.items() if at == lp.header)
     label = at_header[0][1] if at_header else None  # the block label, not a debug-info .Ltmp
     return LoopPrediction(
@@ -103,9 +94,49 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
         elements_per_iter=report.elements_any, cycles_per_iter=cycles,
         limit=limit, level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
         call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
-        ranges=_ranges(limits, by_level, memory), calls=dict(calls), spills=report.spills, reloads=report.reloads,
+        ranges=ranges, calls=dict(calls), spills=report.spills, reloads=report.reloads,
         ports=dict(timing.ports) if timing else {}, chain=report.chain, model=model, rough=timing is None,
         fetches=fetches, front_end_cycles=front)
+
+
+def _at_size(traffic: Traffic, by_level: dict[str, float], limits: dict[Limit, Limit], memory: MemoryModel,
+             depth: int, call_cycles: float, working_set_bytes: int | None,
+             blend: bool = True) -> tuple[float, Limit, Limit]:
+    """(cycles, limit, level) at a working set of the whole kernel. `blend`: near the L3's size,
+    part of the bytes from DRAM (MemoryModel.last_level_share); without it, each level's own figure."""
+    # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
+    # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
+    # But a row the enclosing loop moves on (ikj's row of B, a new one every k) is reused only
+    # after the whole array: its bytes come from the level of the whole working set.
+    whole = working_set_bytes
+    if working_set_bytes and depth >= 2:
+        working_set_bytes = inner_working_set(traffic, working_set_bytes)
+    level = memory.level(working_set_bytes)
+    cycles, limit = by_level[level.value], limits[level]
+    share = memory.last_level_share(working_set_bytes)
+    if blend and level in (Limit.L3, Limit.DRAM) and 0.0 < share < 1.0:  # near the L3's size: part from DRAM
+        cycles = round(share * by_level[Limit.L3.value] + (1.0 - share) * by_level[Limit.DRAM.value], 2)
+        limit = limits[Limit.L3 if share >= 0.5 else Limit.DRAM]  # what binds most of the bytes
+    if traffic.walking and whole and depth >= 2 and memory.level(whole) is not level:
+        far = memory.level(whole)
+        walk = traffic.walking / memory.bandwidth("read", far.value) + call_cycles
+        if walk > cycles:
+            cycles, limit, level = round(walk, 2), far, far
+    return cycles, limit, level
+
+
+def _nested_ranges(figure, memory: MemoryModel) -> list[SizeRange]:
+    """A nested loop's ranges over the whole kernel's working set, each level's figure taken at
+    its largest working set (DRAM: DRAM_SAMPLE times the L3), consecutive equal limits merged."""
+    out: list[SizeRange] = []
+    for level in LEVELS:
+        low, high = memory.bounds(level)
+        cycles, limit, _ = figure(high if high is not None else DRAM_SAMPLE * low, blend=False)
+        if out and out[-1].limit is limit:
+            out[-1] = SizeRange(limit, out[-1].low, high, out[-1].cycles_per_iter)
+        else:
+            out.append(SizeRange(limit, low, high, cycles))
+    return out
 
 
 def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
