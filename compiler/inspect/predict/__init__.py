@@ -26,7 +26,7 @@ from ..machine import Machine
 from ..model import FunctionReport
 from . import mca
 from .frontend import Layout, fetches, module_layout, wide_fields
-from .loop import body_for_model, predict_loop
+from .loop import body_for_model, chain_body_for_model, predict_loop
 from .origin import advanced_by_parent
 from .memory import DEFAULT, NUMPY_ALIGNMENT, MemoryModel, line_offset, load_calibration
 from .model import LEVELS, FunctionPrediction, Limit, LoopPrediction, SizeRange
@@ -72,18 +72,25 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
     arm = options.is_arm
     cpu = cpu_and_features(options)[0]
     timings, why, model = None, None, ""
+    chains: list = [None] * len(loops)
     if loops:
+        extra = [chain_body_for_model(fn, infos, lp, arm) for lp in loops]
         try:
-            timings, model = mca.run([body_for_model(fn, infos, lp, arm) for lp in loops],
+            timings, model = mca.run([body_for_model(fn, infos, lp, arm) for lp in loops]
+                                     + [body for body, _ in filter(None, extra)],
                                      "aarch64" if arm else "x86_64", cpu, flag_features(options))
         except mca.NoModel as e:
             why = str(e)
             model = f"machine.py estimate, {why}"
+        if timings:
+            rest = iter(timings[len(loops):])
+            chains = [None if e is None else (next(rest), e[1]) for e in extra]
     out = [predict_loop(fn, infos, lp, k + 1, rep, timings[k] if timings else None,
                         None if timings else _rough_core(rep, machine), memory, working_set_bytes, model, arm,
                         alignment, advanced_by_parent(fn, lp, loops) if not arm else frozenset(),
                         fetches(placed, [ins.mnemonic for ins in fn.instrs], lp.path,
-                                [wide_fields(ins.operands, ins.mnemonic) for ins in fn.instrs]) if placed else None)
+                                [wide_fields(ins.operands, ins.mnemonic) for ins in fn.instrs]) if placed else None,
+                        chains[k])
            for k, (lp, rep) in enumerate(zip(loops, report.loops))]
     return FunctionPrediction(fn.name, working_set_bytes, out, model, bool(loops) and timings is None,
                               memory.source, alignment)

@@ -27,14 +27,14 @@ def _aliases(reg: str) -> tuple[str, str, str, str]:
     return (reg, *_LEGACY[reg]) if reg in _LEGACY else (reg, f"{reg}d", f"{reg}w", f"{reg}b")
 
 
-_OWNER = {name: reg for reg in _GPRS for name in _aliases(reg)}
+GPR_OF = {name: reg for reg in _GPRS for name in _aliases(reg)}
 _REG = re.compile(r"%([a-z0-9]+)\b")
 _PURE_WRITE = ("mov", "lea", "vmov", "vpextr", "vextract", "cvt", "vcvt", "pop")
 _WHOLE = {name for reg in _GPRS for name in _aliases(reg)[:2]}  # a 32-bit write clears the upper half; 8/16 merge
 
 
 def _regs(text: str) -> set[str]:
-    return {_OWNER[m] for m in _REG.findall(text) if m in _OWNER}
+    return {GPR_OF[m] for m in _REG.findall(text) if m in GPR_OF}
 
 
 def _swap(text: str, old: str, new: str) -> str:
@@ -50,7 +50,7 @@ def renamed(body: list[tuple[str, list[str]]], moves: list[bool]) -> list[str]:
     free = [r for r in _GPRS if r not in used]
     for k, (mnemonic, operands) in enumerate(body):
         dest = _REG.fullmatch(operands[-1]) if moves[k] and operands else None
-        reg = _OWNER.get(dest.group(1)) if dest else None
+        reg = GPR_OF.get(dest.group(1)) if dest else None
         if reg is None or not free:
             continue
         end = next((j for j in range(k + 1, len(body)) if _pure_write(*split_instruction(texts[j]), reg)), None)
@@ -79,4 +79,4 @@ def _live_at_top(body: list[tuple[str, list[str]]], reg: str, until: int) -> boo
 def _pure_write(mnemonic: str, operands: list[str], reg: str) -> bool:
     """Whether the instruction gives `reg` a value that does not depend on its old one (bar its sources)."""
     dest = operands[-1].lstrip("%") if operands else ""
-    return dest in _WHOLE and _OWNER[dest] == reg and mnemonic.startswith(_PURE_WRITE)
+    return dest in _WHOLE and GPR_OF[dest] == reg and mnemonic.startswith(_PURE_WRITE)
