@@ -71,7 +71,7 @@ def _note(facts: SourceFacts, e: A.Expr, analysis) -> None:
             facts.vector_types.setdefault(line, Counter()).update(vectors)
         intr = analysis.decisions.intrinsic_of(e)
         name = entry(intr).name if intr is not None else None
-        if name in _MEMORY_CALLS and isinstance(e.args[0].ty, T.Pointer):
+        if name in _MEMORY_CALLS and isinstance(e.args[0].ty, T.Pointer) and isinstance(e.args[0].ty.pointee, T.Scalar):
             facts.access_elems.setdefault(line, set()).add(e.args[0].ty.pointee)
         if name in ("load_masked", "store_masked"):
             facts.masked_calls.setdefault(line, set()).add(name)
@@ -79,5 +79,6 @@ def _note(facts: SourceFacts, e: A.Expr, analysis) -> None:
             value = e.args[2].ty
             size = value.bits // 8 if isinstance(value, (T.Vector, T.Scalar)) else 0
             facts.stream_stores[line] = max(facts.stream_stores.get(line, 0), size)
-    elif isinstance(e, A.Index) and isinstance(e.base.ty, T.Pointer):
+    elif isinstance(e, A.Index) and isinstance(e.base.ty, T.Pointer) and isinstance(e.base.ty.pointee, T.Scalar):
+        # an element of an array of structs is no element of a vector: it does not count lanes
         facts.access_elems.setdefault(line, set()).add(e.base.ty.pointee)
