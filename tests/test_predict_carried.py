@@ -86,3 +86,20 @@ def test_a_dot_product_with_one_accumulator_is_bound_by_its_chain_of_four_fmas()
     main = predict_function(analysis, module, "dot1", working_set_bytes=16 << 10, memory=MEM, alignment=64).main
     assert (main.limit, main.cycles_per_iter, main.latency_cycles) == (Limit.LATENCY, 16.07, 16.07)
     assert main.ports_cycles == 4.0  # the ports come from the body as written
+
+
+_VOCAB = ["vmovaps %ymm0, %ymm1", "vmovaps %zmm2, %zmm3 {%k1}", "movq %rax, %rbx", "movq %xmm0, %rax",
+          "movl %r8d, %ecx", "movq %rsp, %rbp", "vaddps (%rsi), %ymm1, %ymm0", "vaddss 4(%rdi,%rcx,4), %xmm1, %xmm1",
+          "vfmadd132ps -32(%rsi), %ymm1, %ymm0", "vpaddd (%rax){1to16}, %zmm1, %zmm2", "vmovups %ymm0, (%rdi)",
+          "vinsertf128 $1, (%rax), %ymm0, %ymm0", "vshufps $68, (%rdx), %ymm2, %ymm3", "addq $8, %rcx", "jne .L",
+          "vmovdqu32 %zmm31, %zmm30", "vorps %xmm15, %xmm15, %xmm14", "nop", "", "ret", "vzeroupper",
+          "vpblendvb %ymm3, (%rsi), %ymm1, %ymm2", "leaq (%rax,%rbx,4), %rcx", "movss (%rdi), %xmm0"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_body_gives_a_chain_body_or_none(seed):
+    import random
+    rng = random.Random(seed)
+    body = [rng.choice(_VOCAB) for _ in range(rng.randint(0, 14))]
+    got = chain_body(body)  # never raises
+    assert got is None or (got[1] == len(carried_moves(body)) and len(got[0]) >= len(body))

@@ -61,6 +61,8 @@ def split_instruction(code: str) -> tuple[str, list[str]]:
     parts = code.split(None, 1)
     if len(parts) > 1 and parts[0] in ("{vex}", "{vex2}", "{vex3}", "{evex}"):
         parts = parts[1].split(None, 1)
+    if not parts:
+        return "", []
     return parts[0], split_operands(parts[1] if len(parts) > 1 else "")
 
 
