@@ -26,7 +26,8 @@ from ..machine import Machine
 from ..model import FunctionReport
 from . import mca
 from .frontend import Layout, fetches, module_layout, wide_fields
-from .loop import body_for_model, chain_body_for_model, predict_loop
+from .carried import chain_body
+from .loop import body_for_model, predict_loop
 from .origin import advanced_by_parent
 from .memory import DEFAULT, NUMPY_ALIGNMENT, MemoryModel, line_offset, load_calibration
 from .model import LEVELS, FunctionPrediction, Limit, LoopPrediction, SizeRange
@@ -74,10 +75,10 @@ def predict_loops(fn: AsmFunction, infos: list[Info], loops: list[Loop], report:
     timings, why, model = None, None, ""
     chains: list = [None] * len(loops)
     if loops:
-        extra = [chain_body_for_model(fn, infos, lp, arm) for lp in loops]
+        bodies = [body_for_model(fn, infos, lp, arm) for lp in loops]
+        extra = [None if arm else chain_body(body) for body in bodies]  # carried moves: carried.py
         try:
-            timings, model = mca.run([body_for_model(fn, infos, lp, arm) for lp in loops]
-                                     + [body for body, _ in filter(None, extra)],
+            timings, model = mca.run(bodies + [body for body, _ in filter(None, extra)],
                                      "aarch64" if arm else "x86_64", cpu, flag_features(options))
         except mca.NoModel as e:
             why = str(e)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from ..asm import split_instruction
-from .rename import GPR_OF
+from .rename import GPR_OF, PURE_WRITE
 
 MOVE_CYCLES = 1.0  # the replacement's latency in every x86 model
 
@@ -68,8 +68,7 @@ def _reads_and_writes(mnemonic: str, operands: list[str]) -> tuple[set[str], str
     reads = _mentioned(operands[:-1]) | (_mentioned([operands[-1]]) if dest is None else set())
     if dest is not None:
         pure = (mnemonic.startswith("v") and len(operands) >= 3 and not mnemonic.startswith(_TIED)) or \
-            mnemonic.startswith(("mov", "lea", "vmov", "vbroadcast", "vpbroadcast", "vcvt", "cvt", "vpextr",
-                                 "vextract", "pop"))
+            mnemonic.startswith(PURE_WRITE + ("vbroadcast", "vpbroadcast"))
         masked = "{%k" in operands[-1] and "{z}" not in operands[-1]
         if not pure or masked:
             reads.add(dest)

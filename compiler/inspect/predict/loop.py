@@ -20,7 +20,7 @@ from ..classify import Info
 from ..model import LoopReport
 from .mca import BlockTiming
 from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
-from .carried import MOVE_CYCLES, chain_body
+from .carried import MOVE_CYCLES
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
 from .pipes import corrected_ports, is_move_to_integer
 from .rename import renamed
@@ -41,12 +41,6 @@ def body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool = Fal
                    [is_move_to_integer(ins.mnemonic, ins.operands, infos[ins.index].loads) for ins in body])
 
 
-def chain_body_for_model(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool = False) -> tuple[list[str], int] | None:
-    """The body llvm-mca times the loop's carried chains by, when it has a move that carries
-    one (carried.py), and how many such moves it replaced; else None."""
-    return None if arm else chain_body(body_for_model(fn, infos, lp, arm))
-
-
 def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, report: LoopReport,
                  timing: BlockTiming | None, rough_core: tuple[float, float] | None, memory: MemoryModel,
                  working_set_bytes: int | None, model: str, arm: bool = False,
@@ -57,7 +51,8 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     this many bytes and no larger one (NumPy: 16; 64 or more: on a cache line). `advancing`:
     the registers the enclosing loop moves on (origin.advanced_by_parent). `fetches`: op-cache
     fetches per iteration (frontend.py), None where the loop's placement is not known. `chain`:
-    llvm-mca's figures for `chain_body_for_model` and the moves it replaced, where there is one."""
+    llvm-mca's figures for carried.chain_body of the loop's body and the moves it replaced, where
+    there is one."""
     traffic = loop_traffic(fn, infos, lp, arm, line_offset(alignment), advancing)
     calls = report.calls
     if timing is not None:

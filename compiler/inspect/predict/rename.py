@@ -29,7 +29,7 @@ def _aliases(reg: str) -> tuple[str, str, str, str]:
 
 GPR_OF = {name: reg for reg in _GPRS for name in _aliases(reg)}
 _REG = re.compile(r"%([a-z0-9]+)\b")
-_PURE_WRITE = ("mov", "lea", "vmov", "vpextr", "vextract", "cvt", "vcvt", "pop")
+PURE_WRITE = ("mov", "lea", "vmov", "vpextr", "vextract", "cvt", "vcvt", "pop")  # mnemonics that only write their destination
 _WHOLE = {name for reg in _GPRS for name in _aliases(reg)[:2]}  # a 32-bit write clears the upper half; 8/16 merge
 
 
@@ -79,4 +79,4 @@ def _live_at_top(body: list[tuple[str, list[str]]], reg: str, until: int) -> boo
 def _pure_write(mnemonic: str, operands: list[str], reg: str) -> bool:
     """Whether the instruction gives `reg` a value that does not depend on its old one (bar its sources)."""
     dest = operands[-1].lstrip("%") if operands else ""
-    return dest in _WHOLE and GPR_OF[dest] == reg and mnemonic.startswith(_PURE_WRITE)
+    return dest in _WHOLE and GPR_OF[dest] == reg and mnemonic.startswith(PURE_WRITE)
