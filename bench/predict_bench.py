@@ -30,10 +30,11 @@ import statistics
 import sys
 from pathlib import Path
 
+from ea_compiler.bench.core_state import STEADY  # a suite's probes this close to the calibration's: in its state
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = (ROOT / "examples", ROOT / "bench" / "predict_kernels")
 GOALS = {"L1": 15.0, "DRAM": 20.0}
-STEADY = 0.15  # a suite's front end probes this close to the calibration's cycles per fetch: measured in its state
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -69,20 +70,18 @@ def main() -> int:
     from ea_compiler.bench import BenchError, load_suite
     from ea_compiler.bench.cycle_report import run_cycles
     from ea_compiler.options import Options
-    from ea_compiler.bench.calibrate import fetch_probe
     from ea_compiler.inspect.predict import memory_for
     memory = memory_for(Options())
     rows, problems, header = [], [], None
     for number, path in [(k, p) for k in range(args.passes) for p in suites(args.only)]:
         suite = load_suite(path)
         for align in args.alignment:
-            before = fetch_probe(memory.ghz, seconds=0.3)
             try:
                 report = run_cycles(suite, Options(), quick=args.quick, alignment=align)
             except BenchError as err:
                 problems.append(f"{path.name}: {err}")
                 break
-            probe = (before, fetch_probe(memory.ghz, seconds=0.3))
+            probe = tuple(report.fetch_probes)
             if None not in probe:
                 print(f"{suite.name:<16} front end probe before/after: {probe[0]:.2f}/{probe[1]:.2f} cycles per "
                       f"op-cache fetch (model: {memory.fetch_cycles:g})")

@@ -19,6 +19,9 @@ seconds) and cached per CPU (predict/memory.py says where).
   that takes one fetch a trip, its cycles per trip (the slope between two
   trip counts) over the fetches the rule gives its loops: 1.0 on a Zen 3
   core alone, 2.0-2.4 while (likely) the core's other hardware thread is busy.
+  It is probed before the bandwidths too (bench/core_state.py): while the
+  core is shared the calibration waits up to 20 s for it to clear, and one
+  taken in that state does not replace a calibration taken alone.
 
 Times are the thread's CPU time (time.thread_time_ns, as `ea bench --cycles`
 measures: the moments another process has the core do not count), the 10th
@@ -94,32 +97,34 @@ def _loop_model(options: Options, name: str):
 def fetch_probe(ghz: float, options: Options | None = None, seconds: float = 0.5) -> float | None:
     """The cycles an op-cache fetch takes now (as the calibration measures it): for telling, beside
     a benchmark, which state the core's front end was in (1.0, or 2.0 while the core's other
-    hardware thread runs)."""
-    from ..loader import load
-    options = options or Options()
-    k = load(_source(), target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
-    return _fetch_cycles(k, options, ghz, np.random.default_rng(7), None, seconds)
+    hardware thread runs). bench/core_state.py probes repeatedly without compiling again."""
+    from .core_state import FetchProbe
+    return FetchProbe(options or Options(), ghz).cycles(seconds)
 
 
-def _fetch_cycles(k, options: Options, ghz: float, rng, cancel, seconds: float = 0.5) -> float | None:
-    """Cycles per op-cache fetch: `fetchloop`'s cycles per trip over the fetches its trip takes
-    (the mean over the copies of its loop that LLVM made unrolling the repetitions: each is one
-    fetch unless it crosses a 64-byte window). None where the rule has no placement for the
-    code (not a Zen target, no disassembler): the default stays."""
+def fetches_per_trip(options: Options) -> float | None:
+    """The op-cache fetches one trip of `fetchloop` takes by the rule (predict/frontend.py): the
+    mean over the copies of its loop that LLVM made unrolling the repetitions (each is one fetch
+    unless it crosses a 64-byte window). None where the rule has no placement for the code (not a
+    Zen target, no disassembler): the default stays."""
     from ..inspect import inspect
     from ..inspect.predict.memory import DEFAULT
     report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=DEFAULT, alignment=64)
     fr = next(f for f in report.functions if f.name == "fetchloop")
     inner = [lp.fetches for lp, rep in zip(fr.prediction.loops, fr.loops) if rep.depth >= 1 and lp.fetches]
-    if not inner:
-        return None
+    return sum(inner) / len(inner) if inner else None
+
+
+def fetch_cycles(k, fetches: float, ghz: float, rng, cancel, seconds: float = 0.5) -> float:
+    """Cycles per op-cache fetch: `fetchloop`'s cycles per trip (the slope between two trip counts)
+    over the fetches its trip takes (`fetches_per_trip`)."""
     a = place([rng.integers(0, 1 << 31, FETCH_N[1], dtype=np.int32)])[0]
     calls = {str(n): (lambda x: lambda: k.fetchloop(x, FETCH_REPS))(a[:n]) for n in FETCH_N}  # n: the length of x
     stats = measure(calls, Budget(seconds=seconds, min_samples=5, max_samples=100, sample_ns=1e6, warmup_ns=5e6,
                                   cpu_time=True), cancel)
     trips = FETCH_REPS * (FETCH_N[1] - FETCH_N[0]) / 8
     per_trip = (stats[str(FETCH_N[1])].p10_ns - stats[str(FETCH_N[0])].p10_ns) * ghz / trips
-    return round(per_trip / (sum(inner) / len(inner)), 2)
+    return round(per_trip / fetches, 2)
 
 
 def _cpuinfo_ghz() -> float:
@@ -134,7 +139,9 @@ def _cpuinfo_ghz() -> float:
 
 def calibrate(options: Options | None = None, cancel: threading.Event | None = None, tell=lambda s: None):
     """Measure, save in the per-CPU cache and return the MemoryModel."""
-    from ..inspect.predict.memory import MemoryModel, host_cache_sizes, save_calibration
+    from ..inspect.predict.memory import (MemoryModel, calibration_path, host_cache_sizes, load_calibration,
+                                          save_calibration)
+    from .core_state import FetchProbe, calibration_verdict, wait_until_alone
     from ..loader import load
     from .envinfo import cpu_model, timestamp
     options = options or Options()
@@ -148,6 +155,8 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     else:
         ghz, how = chain.latency_cycles / adds * CHAIN_N / chain_ns, "add chain"
     tell(f"core clock: {ghz:.2f} GHz ({how})")
+    probe = FetchProbe(options, ghz, k)
+    at_start = wait_until_alone(probe, tell, cancel=cancel)
 
     sizes = host_cache_sizes()
     rng = np.random.default_rng(7)
@@ -169,13 +178,19 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     per_iter = _fastest_ns(lambda: k.expmap(x, out), 1.0, cancel) * ghz / (EXP_N / calls)
     call_cycles = round(max(per_iter - loop.latency_cycles, 1.0) / calls, 1)
     tell(f"libm call (expf): {call_cycles:.1f} cycles")
-    fetch_cycles = _fetch_cycles(k, options, ghz, rng, cancel)
+    fetch_cycles = probe.cycles(0.5, cancel)
     if fetch_cycles is not None:
         tell(f"front end: {fetch_cycles:.2f} cycles per op-cache fetch")
     model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,
                         ghz=round(ghz, 3), call_cycles=call_cycles, patterns=patterns,
                         source=f"calibrated on {cpu_model()} {timestamp()[:10]}",
                         **({"fetch_cycles": fetch_cycles} if fetch_cycles is not None else {}))
+    previous = load_calibration()
+    save, verdict = calibration_verdict([at_start, fetch_cycles], previous, calibration_path())
+    if verdict:
+        tell(verdict)
+    if not save:
+        return previous
     path = save_calibration(model)
     tell(f"saved {path}")
     return model

@@ -27,12 +27,15 @@ class CycleReport:
     source_hash: str  # of the kernel's text measured: a later edit makes the figures stale
     rows: list[CycleMeasurement] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # benches that could not be measured, and why
+    notes: list[str] = field(default_factory=list)  # what the reader should know, e.g. the core's state (core_state.py)
+    fetch_probes: list[float | None] = field(default_factory=list)  # cycles per op-cache fetch before and after
 
     def document(self) -> dict:
         from .envinfo import environment, result_document
         doc = result_document(self.suite.name, environment(self.options, False), [], self.suite.path.parent)
         doc.update(kind=KIND, ghz=round(self.ghz, 4), clock=self.clock, source_hash=self.source_hash,
-                   cycles=[r.to_json() for r in self.rows], problems=self.problems)
+                   cycles=[r.to_json() for r in self.rows], problems=self.problems,
+                   notes=self.notes, fetch_probes=self.fetch_probes)
         return doc
 
 
@@ -65,6 +68,10 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
     budget = Budget.quick() if quick else Budget(seconds=0.3)
     budget.cpu_time = True  # the thread's CPU time: moments another process has the core do not count
     from .cycle_run import measure_cycles
+    from .core_state import FetchProbe, drift_note
+    probe = FetchProbe(options, ghz)
+    probes = report.fetch_probes
+    probes.append(probe.cycles(cancel=cancel))
     for spec in _choose(suite, benches):
         fn = functions.get(spec.function)
         index = hot_loop(fn) if fn is not None else None
@@ -82,6 +89,11 @@ def run_cycles(suite: Suite, options: Options, benches: list[str] | None = None,
             continue
         fill_prediction(rows, analysis, module, spec.function, index, fn)
         report.rows.extend(rows)
+    probes.append(probe.cycles(cancel=cancel))
+    from ..inspect.predict import memory_for
+    note = drift_note(probes, memory_for(options).fetch_cycles)
+    if note:
+        report.notes.append(note)
     return report
 
 
@@ -128,4 +140,5 @@ def table_lines(report: CycleReport) -> list[str]:
     if any(r.predicted_by == "rough" for r in report.rows):
         out.append("~ rough: the fallback estimate (no machine model for this CPU)")
     out += [f"not measured: {p}" for p in report.problems]
+    out += [f"note: {n}" for n in report.notes]
     return out

@@ -28,6 +28,7 @@ class MeasuredPair:
     stale: bool  # the source changed since the measurement
     timestamp: str
     note: str = ""
+    run_notes: tuple[str, ...] = ()  # of the whole run, e.g. the core's state (bench/core_state.py)
 
     @property
     def error_pct(self) -> float | None:
@@ -86,7 +87,8 @@ def latest_measured(source, function: str, text: str | bytes | None = None) -> l
         stale = now is not None and doc.get("source_hash") != now
         return [MeasuredPair(str(r.get("size_class")), int(r.get("n") or 0), _num(r.get("predicted")),
                              _num(r.get("cycles_per_iter")), r.get("limit"), r.get("predicted_by") == "rough",
-                             stale, str(doc.get("timestamp", "")), str(r.get("note") or ""))
+                             stale, str(doc.get("timestamp", "")), str(r.get("note") or ""),
+                             tuple(str(n) for n in doc.get("notes") or () if n))
                 for r in rows]
     return []
 
@@ -129,4 +131,6 @@ def pair_markdown(pairs: list[MeasuredPair]) -> str | None:
         rows.append(f"- {p.size_class} (n={p.n}): {pair_text(p)}{err}{note}")
     when = pairs[0].timestamp
     stale = " — measured on an older version of this code" if any(p.stale for p in pairs) else ""
-    return f"**Cycles per main-loop iteration** (last `ea bench --cycles`, {when}{stale})\n\n" + "\n".join(rows)
+    notes = "".join(f"\n\nNote: {n}" for n in pairs[0].run_notes)
+    return (f"**Cycles per main-loop iteration** (last `ea bench --cycles`, {when}{stale})\n\n" + "\n".join(rows)
+            + notes)

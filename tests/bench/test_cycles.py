@@ -79,3 +79,14 @@ def test_the_latest_run_is_read_back_and_marked_stale_after_an_edit(tmp_path):
     edited = latest_measured(tmp_path / "k.ea", "dot", DOT + "\n")
     assert all(p.stale for p in edited) and pair_label(edited).endswith("(older code)")
     assert latest_measured(tmp_path / "k.ea", "other", DOT) == []
+
+
+def test_a_run_note_reaches_the_hover(tmp_path):
+    suite = _suite(tmp_path)
+    note = "op-cache fetch 1.07/2.09 cycles during the measurement, 1.07 in the calibration: ..."
+    run = CycleReport(suite, Options(), 3.0, "test", source_hash(DOT.encode()),
+                      [_row("L1", 3072, 2.1, 2.3, "load ports")], notes=[note])
+    append_history(suite, run.document())
+    pairs = latest_measured(tmp_path / "k.ea", "dot", DOT)
+    assert pairs[0].run_notes == (note,)
+    assert pair_markdown(pairs).endswith("(-9%)\n\nNote: " + note)
