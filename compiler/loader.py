@@ -35,8 +35,8 @@ from .version import __version__
 
 CACHE_DIR = "__eacache__"
 # What a cache entry holds beyond the compiler's output, in the key: an entry of an older
-# format (metadata without `extents`, so calls without their length checks) is not reused.
-ENTRY_FORMAT = b"extents-1"
+# format (metadata without `extents` or `index_limits`, so calls without their checks) is not reused.
+ENTRY_FORMAT = b"extents-2"
 _LOADED: dict[tuple, "Kernel"] = {}
 
 

@@ -9,8 +9,8 @@ The entry point checks what the generated binding checks, reading the
 ndarray's public struct (`PyArrayObject_fields`): the exact type ndarray,
 the dtype (the canonical descriptor of its element type), one dimension,
 the C-contiguous, aligned and (for arrays the kernel writes) writeable
-flags, integer ranges and the extents (`extents`: each polynomial computed
-in i64, an overflow taking the slow path). Arguments
+flags, integer ranges, the extents (`extents`: each polynomial computed
+in i64, an overflow taking the slow path) and the index limits. Arguments
 may be positional or named. Whenever a check does not pass, a keyword
 names no parameter or the argument count differs (a keyword-only length
 given explicitly, for one), it calls the generated binding's function
@@ -268,6 +268,11 @@ class _Emitter:
                 need, enough = self.polynomial(poly, values, wide), self.tmp()
                 self.emit(f"{enough} = icmp sge i64 {sizes[name]}, {need}")
                 self.check(enough)
+        for found in e.index_limits.values():
+            for lim in found:  # in its type (outputs/bounds/limits.py); past it the binding raises
+                value, kept = self.polynomial(lim.index, values, wide), self.tmp()
+                self.emit(f"{kept} = icmp sle i64 {value}, {min(lim.most, (1 << 63) - 1)}")
+                self.check(kept)
         self.release(sizes[next(a.name for a in e.args if a.is_pointer)] if sizes else None)
         ret = IR_SCALARS[e.ret] if e.ret else "void"
         call_args = ", ".join(f"{values[a.name][0]}{abi_extension(a.type)} {values[a.name][1]}" for a in e.args)

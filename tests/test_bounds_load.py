@@ -130,11 +130,13 @@ def test_nested_loops_need_rows_times_cols(folder):
 
 
 def test_extents_too_large_for_64_bits_are_exact(folder):
-    """k³ overflows i64 for the largest i32 k: the fast path gives way to Python's integers."""
+    """k³ overflows i64 for the largest i32 k: the fast path gives way to Python's integers (the
+    i32 index the kernel computes k³ - 1 in would wrap first: that is the error)."""
     k = kernel(folder, "k")
     big = 2**31 - 1
-    assert raises(k.cube, guarded(np.zeros(8, np.float32)), big) == \
-        f"x: needs at least {big ** 3} elements (k * k * k), got 8"
+    assert raises(k.cube, guarded(np.zeros(8, np.float32)), big) == (
+        f"x: k * k * k - 1 = {big ** 3 - 1} is past the largest i32 (2147483647): "
+        "an index of x is computed from it and would wrap around")
     assert raises(k.total, guarded(np.zeros(3)), count=2**64 - 1) == \
         f"x: needs at least {2**64 - 1} elements (count), got 3"
     x = guarded(np.zeros(8, np.float32))

@@ -101,7 +101,12 @@ def _overload(e: Export, types: _Types) -> list[str]:
         cap = _escape(a.cap) if a.auto_out else ""
         return [f'::ea::detail::check("{a.name}", {ident(a.name)}.size(), {{{polys}}}, "{extent.text()}", "{cap}");']
 
-    body = prologue_lines(e, length, alloc, check)
+    def limit(a: Arg, lim) -> list[str]:
+        most = min(lim.most, _LLONG_MAX)  # a u64's: every value a long long holds is below it
+        return [f'::ea::detail::limit("{a.name}", {_poly(lim.index)}, {most}LL, "{lim.index.text()}", '
+                f'"{lim.type}");']
+
+    body = prologue_lines(e, length, alloc, check, limit)
     call_args = []
     for a in e.args:
         if a.auto_out and a.pointee == "bool":
@@ -200,6 +205,29 @@ inline void check(const char* name, std::size_t size, std::initializer_list<Wide
 """
 
 
+_LLONG_MAX = (1 << 63) - 1
+# The index limits' helper (outputs/bounds/limits.py), apart from _CHECKS: a header of an older
+# `ea bind` may have defined those already.
+_LIMITS = """\
+#ifndef EA_BIND_DETAIL_LIMITS_1
+#define EA_BIND_DETAIL_LIMITS_1
+namespace detail {
+
+// Throws unless `value` (the polynomial `index`; nullopt past 64 bits) is at most `most`, the largest
+// value of the type an index of `name` is computed in: past it the index wraps around.
+inline void limit(const char* name, Wide value, long long most, const char* index, const char* type) {
+    if (value && *value <= most) return;
+    throw std::invalid_argument(std::string(name) + ": " + index + " = " +
+                                (value ? std::to_string(*value) : std::string("more than 64 bits hold")) +
+                                " is past the largest " + type + " (" + std::to_string(most) + "): an index of " +
+                                name + " is computed from it and would wrap around");
+}
+
+}  // namespace detail
+#endif
+"""
+
+
 def _base(t: str) -> str:
     while Arg("", t).is_pointer:
         t = Arg("", t).pointee
@@ -233,7 +261,8 @@ def generate(api: Api, source: str) -> dict[str, str]:
            "#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L",
            f'#error "{api.stem}.hpp needs C++20 (std::span): compile with -std=c++20 or newer"',
            "#else  // the rest only under C++20, so the #error is the only message", ""]
-    checks = any(e.extents for e in api.exports)
+    limits = any(e.index_limits for e in api.exports)
+    checks = limits or any(e.extents for e in api.exports)
     headers = ("cstddef", "cstdint", "span", "stdexcept", "string", "tuple", "utility", "vector") + \
         (("algorithm", "climits", "initializer_list", "optional", "type_traits") if checks else ())
     out += [f"#include <{h}>" for h in sorted(headers)]
@@ -251,6 +280,8 @@ def generate(api: Api, source: str) -> dict[str, str]:
     out += ["}", ""]
     if checks:
         out.append(_CHECKS)
+    if limits:
+        out.append(_LIMITS)
     for e in api.exports:
         if any(a.is_pointer for a in e.args):
             out += _overload(e, types)

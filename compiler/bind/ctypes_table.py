@@ -28,6 +28,12 @@ def _int(v, name, lo, hi):
     return v
 
 
+def _wraps(name, index, value, most, type):
+    """An index of `name` is computed from `index`, which a call must keep in `type`."""
+    raise ValueError(f"{name}: {index} = {value} is past the largest {type} ({most}): "
+                     f"an index of {name} is computed from it and would wrap around")
+
+
 def _float(v, name):
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name}: expected a float, got {type(v).__name__}")
@@ -49,3 +55,12 @@ def _struct(v, name, cls):
 def conversion(t: str) -> str:
     """The Python builtin a scalar argument of type `t` converts through."""
     return "float" if t in ("f32", "f64") else "bool" if t == "bool" else "int"
+
+
+def limit_lines(a, lim, rename) -> list[str]:
+    """The Python statements that refuse a call taking `lim` (outputs/bounds/limits.py) past its
+    type, with the parameters spelled by `rename` (INT_CHECK's `_wraps` raises)."""
+    from .plan import cap_expr
+    value = cap_expr(lim.index.text(), rename)
+    return [f"if {value} > {lim.most}:",
+            f"    _wraps({a.name!r}, {lim.index.text()!r}, {value}, {lim.most}, {lim.type!r})"]

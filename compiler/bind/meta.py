@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..outputs.bounds.limits import IndexLimit
 from ..outputs.bounds.poly import Extent
 
 LENGTH_NAMES = frozenset({"n", "len", "length", "count", "size", "num"})
@@ -83,6 +84,8 @@ class Export:
     # extension: pointer -> why its extent is not provable (the call does not check it)
     unchecked: dict[str, str] = field(default_factory=dict)
     parallel: Parallel | None = None  # extension: the export may be split
+    # extension: pointer -> the index values a call must keep in their type (outputs/bounds/limits.py)
+    index_limits: dict[str, list[IndexLimit]] = field(default_factory=dict)
 
     @property
     def visible(self) -> list[Arg]:
@@ -104,6 +107,9 @@ class Export:
             notes.append("Lengths checked before the call: " +
                          ", ".join(f"{p} >= {e.text()}" for p, e in self.extents.items()))
         notes += [f"Length not checked: {p} ({why})" for p, why in self.unchecked.items()]
+        if self.index_limits:
+            notes.append("Index range checked before the call: " +
+                         ", ".join(f"{lim.text()} for {p}" for p, found in self.index_limits.items() for lim in found))
         return notes
 
 
@@ -160,7 +166,7 @@ def parse_api(text: str, stem: str) -> Api:
         min_lengths = {p: x.bare_name for p, x in extents.items() if x.bare_name is not None}
         collapse(args, min_lengths)
         exports.append(Export(e["name"], args, e.get("return_type"), min_lengths, extents, unchecked,
-                              _parallel(e.get("parallel"), args, e.get("return_type"))))
+                              _parallel(e.get("parallel"), args, e.get("return_type")), _limits(e, args)))
     structs = [Struct(s["name"], [(f["name"], f["type"]) for f in s.get("fields", [])])
                for s in data.get("structs", [])]
     return Api(stem, data.get("library", f"{stem}.so"), exports, structs)
@@ -188,6 +194,25 @@ def _parallel(data, args: list[Arg], ret: str | None) -> Parallel | None:
         if not (name in by_name and by_name[name].is_pointer):
             raise BindError(f'"parallel": split \'{name}\' is not a pointer argument')
     return plan
+
+
+def _limits(e: dict, args: list[Arg]) -> dict[str, list[IndexLimit]]:
+    """The `"index_limits"` field, checked against the export's arguments."""
+    data = e.get("index_limits") or {}
+    pointers = {a.name for a in args if a.is_pointer}
+    ints = {a.name for a in args if not a.is_pointer and a.type in SCALARS[:8]}
+    if not (isinstance(data, dict) and all(p in pointers and isinstance(v, list) for p, v in data.items())):
+        raise BindError('"index_limits" must map pointer arguments to lists of limits')
+    try:
+        limits = {p: [IndexLimit.from_json(x) for x in found] for p, found in data.items()}
+    except ValueError as err:
+        raise BindError(f'"index_limits": {err}') from None
+    for p, found in limits.items():
+        for lim in found:
+            if not lim.index.names() <= ints:
+                raise BindError(f"{e.get('name')}: the index limit of '{p}' ({lim.text()}) uses "
+                                f"'{sorted(lim.index.names() - ints)[0]}', which is not an integer argument")
+    return limits
 
 
 def _bounds(e: dict, args: list[Arg]) -> tuple[dict[str, Extent], dict[str, str]]:

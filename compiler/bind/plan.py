@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..outputs.bounds.limits import IndexLimit
 from ..outputs.bounds.poly import Extent
 from .meta import Api, Arg, BindError, Export
 
@@ -24,12 +25,14 @@ _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 class Step:
     """One statement before the call: bind a collapsed length (`kind ==
     "length"`, filled from the element count of `source`), allocate an
-    auto-output (`kind == "alloc"`), or check that the array `arg` has at
-    least `extent` elements (`kind == "check"`)."""
+    auto-output (`kind == "alloc"`), check that the array `arg` has at
+    least `extent` elements (`kind == "check"`), or that a value an index of
+    `arg` is computed from stays in its type (`kind == "limit"`)."""
     kind: str
     arg: Arg
     source: Arg | None = None
     extent: Extent | None = None
+    limit: IndexLimit | None = None
 
 
 def cap_names(cap: str) -> set[str]:
@@ -71,6 +74,12 @@ def prologue(export: Export) -> list[Step]:
         pending.remove(step)
         done.add(step.arg.name)
         order.append(step)
+    last = -1
+    for name, found in export.index_limits.items():
+        for lim in found:  # as early as its names are bound: nothing is allocated for a refused call
+            bound = [k for k, step in enumerate(order) if step.kind == "length" and step.arg.name in lim.index.names()]
+            last = max([last + 1] + [k + 1 for k in bound])
+            order.insert(last, Step("limit", by_name[name], limit=lim))
     for name, extent in export.extents.items():
         arg = by_name[name]
         if not (arg.auto_out and arg.cap.replace(" ", "") == extent.text().replace(" ", "")):  # else: allocated so
@@ -78,17 +87,20 @@ def prologue(export: Export) -> list[Step]:
     return order
 
 
-def prologue_lines(export: Export, length, alloc, check) -> list[str]:
+def prologue_lines(export: Export, length, alloc, check, limit) -> list[str]:
     """The prologue in a generator's words: `length(arg, source)` binds a
     collapsed length read from `source`, `alloc(arg)` allocates an output,
-    `check(arg, extent)` checks that `arg` has at least `extent` elements;
-    each returns its lines."""
+    `check(arg, extent)` checks that `arg` has at least `extent` elements,
+    `limit(arg, index_limit)` that the limit's polynomial is at most its
+    `most`; each returns its lines."""
     lines: list[str] = []
     for step in prologue(export):
         if step.kind == "length":
             lines += length(step.arg, step.source)
         elif step.kind == "alloc":
             lines += alloc(step.arg)
+        elif step.kind == "limit":
+            lines += limit(step.arg, step.limit)
         else:
             lines += check(step.arg, step.extent)
     return lines

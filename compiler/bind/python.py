@@ -11,7 +11,7 @@ from __future__ import annotations
 import keyword
 
 from . import library
-from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion
+from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion, limit_lines
 from .meta import NUMPY_DTYPES, Api, Arg, Export
 from .plan import cap_constants, cap_expr, extent_expr, prologue_lines
 
@@ -216,7 +216,10 @@ def _checks(e: Export, structs: set[str]) -> list[str]:
         return [f"    if {py(a.name)}.size < {need}:",  # inline: a call per array costs ~0.1 µs
                 f"        _too_short({py(a.name)}, {a.name!r}, {need}, {extent.text()!r}{cap})"]
 
-    return lines + prologue_lines(e, length, alloc, check)
+    def limit(a: Arg, lim) -> list[str]:
+        return [f"    {line}" for line in limit_lines(a, lim, py)]
+
+    return lines + prologue_lines(e, length, alloc, check, limit)
 
 
 def _call_args(e: Export, structs: set[str], lengths: dict[str, str] | None = None) -> list[str]:

@@ -138,7 +138,10 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
         cap = _escape(a.cap) if a.auto_out else ""
         return [f'__ea_check("{a.name}", {ident(a.name)}.len(), &[{polys}], "{extent.text()}", "{cap}");']
 
-    body = prologue_lines(e, length, alloc, check)
+    def limit(a: Arg, lim) -> list[str]:
+        return [f'__ea_limit("{a.name}", {_poly(lim.index)}, {lim.most}, "{lim.index.text()}", "{lim.type}");']
+
+    body = prologue_lines(e, length, alloc, check, limit)
     call_args = []
     for a in e.args:
         name = ident(a.name)
@@ -197,6 +200,22 @@ fn __ea_check(name: &str, len: usize, polys: &[Option<i128>], text: &str, cap: &
 """
 
 
+# The index limits' helper (outputs/bounds/limits.py), when a wrapper checks one.
+_LIMITS = """\
+/// Panics unless `value` (the polynomial `index`; None past an i128) is at most `most`, the
+/// largest value of the type an index of `name` is computed in: past it the index wraps around.
+fn __ea_limit(name: &str, value: Option<i128>, most: i128, index: &str, ty: &str) {
+    let shown = match value {
+        Some(v) if v <= most => return,
+        Some(v) => v.to_string(),
+        None => String::from("more than an i128 holds"),
+    };
+    panic!("{}: {} = {} is past the largest {} ({}): an index of {} is computed from it and would wrap around",
+           name, index, shown, ty, most, name);
+}
+"""
+
+
 def generate(api: Api, source: str) -> dict[str, str]:
     types = _Types(api.structs)
     default = _defaultable(api.structs)
@@ -213,6 +232,8 @@ def generate(api: Api, source: str) -> dict[str, str]:
     out += ["    }", "}", ""]
     if any(e.extents for e in api.exports):
         out.append(_CHECKS)
+    if any(e.index_limits for e in api.exports):
+        out.append(_LIMITS)
     for e in api.exports:
         out += _wrapper(e, types, default)
     return {f"{api.stem}.rs": "\n".join(out).rstrip("\n") + "\n"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import keyword
 
 from . import library
-from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion
+from .ctypes_table import CTYPES, INT_CHECK, INT_RANGES, conversion, limit_lines
 from .meta import Api, Arg, Export
 from .plan import cap_constants, cap_expr, extent_expr, prologue_lines
 
@@ -28,7 +28,7 @@ TORCH_DTYPES = {"i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i
 RESERVED = frozenset({"ctx", "int", "float", "bool", "isinstance", "type", "tuple", "getattr",
                       "_ct", "_op", "_os", "_torch", "_Path", "_HERE", "_lib", "_tensor", "_structs",
                       "_at_least", "_empty", "_length", "_int", "_ptr", "_result", "_load_library",
-                      "_require", "_max"})
+                      "_require", "_max", "_wraps"})
 
 _RUNTIME = '''
 
@@ -270,7 +270,10 @@ class _Gen:
             return [f'_at_least({counts[a.name]}, "{a.name}", {extent_expr(extent, _py, "_max")}, '
                     f'{extent.text()!r}{cap})']
 
-        lines += prologue_lines(e, length, alloc, check)  # every name bound before a cap uses it
+        def limit(a: Arg, lim) -> list[str]:
+            return limit_lines(a, lim, _py)
+
+        lines += prologue_lines(e, length, alloc, check, limit)  # every name bound before a cap uses it
         written = [_py(a.name) for a in e.args if a.is_pointer and a.mutable and a.visible]
         if written and self.returned(e)[0] == written:  # autograd accepts only returned dirty tensors
             lines.append(f"ctx.mark_dirty({', '.join(written)})  # the kernel writes them in place")

@@ -10,7 +10,10 @@ an export with pointer parameters (`bounds/`; README, "Metadata"):
   (the extent is the largest of them and 0), each a list of
   `[coefficient, name, name, ...]` terms (`n * n + 2` is `[[1, "n", "n"], [2]]`);
 - `"unchecked"`: {pointer: reason} for the pointers whose extent is not
-  provable, when there is one.
+  provable, when there is one;
+- `"index_limits"`: {pointer: [{"index": polynomial, "max": integer, "type":
+  name}]} for the values its indices are computed from that a call could
+  take past their integer type (`bounds/limits.py`), when there is one.
 A pointer in neither `extents` nor `unchecked` is never touched. Then
 `"parallel"` for an export that may be split into chunks (`parallel.py`).
 The exports listed are those the library defines (the build passes them):
@@ -53,6 +56,9 @@ def metadata_text(library: str, program: A.Program, decisions=None, names: list[
                 fields.append(f'      "extent_terms": {dump({p: e.to_json() for p, e in b.extents.items()})}')
                 if b.unchecked:
                     fields.append(f'      "unchecked": {dump(b.unchecked)}')
+                if b.index_limits:
+                    limits = {p: [lim.to_json() for lim in found] for p, found in b.index_limits.items()}
+                    fields.append(f'      "index_limits": {dump(limits)}')
             plan = parallel_plan(f, program, decisions)
             if plan:  # extension: how the export may be split into chunks
                 fields.append(f'      "parallel": {dump(plan)}')

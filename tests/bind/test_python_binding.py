@@ -341,6 +341,12 @@ def _int(v, name, lo, hi):
     return v
 
 
+def _wraps(name, index, value, most, type):
+    """An index of `name` is computed from `index`, which a call must keep in `type`."""
+    raise ValueError(f"{name}: {index} = {value} is past the largest {type} ({most}): "
+                     f"an index of {name} is computed from it and would wrap around")
+
+
 def _float(v, name):
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name}: expected a float, got {type(v).__name__}")

@@ -296,7 +296,9 @@ MISMATCH = {
     "saxpy": "x: needs at least 36 elements (n), got 35",
     "blur": "src: needs at least 6 elements (n + 2), got 5",
     "grid": "c: needs at least 12 elements (cols * rows), got 11",
-    "huge": "c: needs at least 4611686014132420609 elements (cols * rows), got 11",
+    # the index limit comes first: the i32 index cols * rows - 1 would wrap (outputs/bounds/limits.py)
+    "huge": "c: cols * rows - 1 = 4611686014132420608 is past the largest i32 (2147483647): an index of c "
+            "is computed from it and would wrap around",
 }
 
 

@@ -12,21 +12,24 @@ when i >= 1 is known), nested loops (`i * n + j`), immutable and mutable
 locals tracked per program point, called functions inlined, the lanes of
 vector accesses from the intrinsic table's `Memory` (intrinsics/table.py),
 `ptr_as_*` views converted to the parameter's elements. The lowest index
-must be provably >= 0. Index arithmetic is taken as exact: a kernel whose
-index computation wraps around its integer type is outside the proof.
+must be provably >= 0. Index arithmetic is taken as exact, and each value
+an index is computed from gets a limit, its type's largest value, where
+the parameters' types do not already keep it there (`limits.py`): a call
+that would make an index wrap around its type is refused, not run.
 
-Written to `.ea.json` as the export fields `extents`, `extent_terms` and
-`unchecked` (`outputs/metadata.py`)."""
+Written to `.ea.json` as the export fields `extents`, `extent_terms`,
+`unchecked` and `index_limits` (`outputs/metadata.py`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ...syntax import ast as A
 from ...typesys import model as T
+from .limits import IndexLimit
 from .poly import Extent, Poly
 from .facts import Facts
 
-__all__ = ["Bounds", "Extent", "Poly", "export_bounds", "program_bounds"]
+__all__ = ["Bounds", "Extent", "IndexLimit", "Poly", "export_bounds", "program_bounds"]
 
 
 @dataclass
@@ -35,6 +38,7 @@ class Bounds:
     extent, those unchecked (with the reason); a pointer never touched is in neither."""
     extents: dict[str, Extent] = field(default_factory=dict)
     unchecked: dict[str, str] = field(default_factory=dict)
+    index_limits: dict[str, list[IndexLimit]] = field(default_factory=dict)  # limits.py
 
     @property
     def min_lengths(self) -> dict[str, str]:
@@ -52,8 +56,8 @@ def export_bounds(program: A.Program, decisions=None) -> list[tuple[A.Func, Boun
     out: list[tuple[A.Func, Bounds]] = []
     for f in program.items:
         if isinstance(f, A.Func) and f.export:
-            found, unchecked = walk.run(f)
-            b = Bounds()
+            found, unchecked, limits = walk.run(f)
+            b = Bounds(index_limits=limits)
             for p in f.params:
                 if not isinstance(p.ty, T.Pointer):
                     continue

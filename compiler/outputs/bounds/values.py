@@ -132,7 +132,7 @@ def integer(ty) -> bool:
     return isinstance(ty, T.Scalar) and ty.is_integer
 
 
-def _range(ty) -> tuple[int, int] | None:
+def int_range(ty) -> tuple[int, int] | None:
     if not integer(ty):
         return None
     if ty.is_unsigned:
@@ -142,7 +142,7 @@ def _range(ty) -> tuple[int, int] | None:
 
 def _widens(src, dst) -> bool:
     """Converting a `src` integer to `dst` keeps every value."""
-    a, b = _range(src), _range(dst)
+    a, b = int_range(src), int_range(dst)
     return a is not None and b is not None and b[0] <= a[0] and a[1] <= b[1]
 
 

@@ -22,7 +22,8 @@ from ...typesys import model as T
 from .facts import Facts
 from .poly import Poly
 from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR
-from .values import FROM_DATA, Ref, Values, fits_i32, integer, lanes_of
+from .limits import IndexLimit, needed
+from .values import FROM_DATA, Ref, Values, fits_i32, int_range, integer, lanes_of
 
 BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
 
@@ -37,13 +38,17 @@ class Walk(Values):
         self.written_in: dict[int, tuple] = {}
 
     # ---- one exported function ----
-    def run(self, func: A.Func) -> tuple[dict[str, list[tuple[Poly, dict]]], dict[str, str]]:
-        """({pointer: [(extent of one access, the parameter minimums known there)]}, {pointer: reason})."""
+    def run(self, func: A.Func) -> tuple[dict[str, list[tuple[Poly, dict]]], dict[str, str],
+                                         dict[str, list[IndexLimit]]]:
+        """({pointer: [(extent of one access, the parameter minimums known there)]}, {pointer: reason},
+        {pointer: the index limits its accesses need (limits.py)})."""
         self.found: dict[str, list[tuple[Poly, dict]]] = {}
         self.unchecked: dict[str, str] = {}
+        self.limits: dict[str, list[IndexLimit]] = {}
         self.stack = [func.name]
         self.visited = 0
         ints = {p.name for p in func.params if integer(p.ty)}
+        ranges = {p.name: int_range(p.ty) for p in func.params if p.name in ints}
         env: dict = {}
         for p in func.params:
             env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
@@ -51,7 +56,8 @@ class Walk(Values):
             self.block(func.body.stmts, env, Facts(ints))
         except (TooLarge, RecursionError):  # calls inlined deeper than Python's stack: nothing is claimed
             self.unchecked = {p.name: BUDGET for p in func.params if isinstance(p.ty, T.Pointer)}
-        return self.found, self.unchecked
+        limits = {name: needed(found, ranges) for name, found in self.limits.items() if name not in self.unchecked}
+        return self.found, self.unchecked, {name: found for name, found in limits.items() if found}
 
     def fail(self, ref: Ref, reason: str) -> None:
         self.unchecked.setdefault(ref.param, reason)
@@ -376,6 +382,21 @@ class Walk(Values):
                 return
             high = Poly({m: c // ref.den for m, c in rest.terms.items()}) + Poly.const(-(-high.value // ref.den))
         self.found.setdefault(ref.param, []).append((high, dict(facts.param_lo)))
+        self.index_limits(ref, index, env, facts)
+
+    def index_limits(self, ref: Ref, index: A.Expr, env: dict, facts: Facts) -> None:
+        """The limits of the integer values `index` is computed from: its arithmetic and the
+        variables it reads (a local holds arithmetic done before), each in its own type."""
+        stack = [index]
+        while stack:
+            x = stack.pop()
+            most = int_range(getattr(x, "ty", None))
+            if most is not None and isinstance(x, (A.Binary, A.Unary, A.Name)):
+                value = self.value(x, env)
+                top = facts.upper(value) if value is not None else None
+                if top is not None and not top.is_const:
+                    self.limits.setdefault(ref.param, []).append(IndexLimit(top, most[1], x.ty.name))
+            stack += A.children(x)
 
 
 _MISSING = object()
