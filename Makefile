@@ -95,4 +95,5 @@ clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .cache .ea-bench examples/.ea-bench
 	find . -name __eacache__ -type d -prune -exec rm -rf {} +
 	find . -name __eatune__ -type d -prune -exec rm -rf {} +
-	rm -f examples/*.ea.json
+	rm -f examples/*.ea.json examples/*.tuned.ea examples/*.ea.orig
+	rm -rf build *.egg-info

@@ -120,3 +120,22 @@ def test_single_file_form_still_rejects_a_second_file(two):
     # TOOLCHAIN.md §1: the file comes first, options after; anything else is an unknown option
     proc = ea("src/saxpy.ea", "src/dot.ea", cwd=two)
     assert (proc.returncode, proc.stderr) == (1, "error: unknown option 'src/dot.ea'\n")
+
+
+def test_lib_leaves_an_object_file_of_the_same_name_alone(tmp_path):
+    """`--lib` links from a temporary object; `<stem>.o` in the folder is the user's (from `ea k.ea`)."""
+    shutil.copy(EXAMPLES / "saxpy.ea", tmp_path / "saxpy.ea")
+    (tmp_path / "saxpy.o").write_bytes(b"mine")
+    done = ea("saxpy.ea", "--lib", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "saxpy.o").read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["saxpy.ea", "saxpy.ea.json", "saxpy.o", "saxpy.so"]
+
+
+def test_o_names_an_executable_and_the_error_says_so(tmp_path):
+    shutil.copy(EXAMPLES / "saxpy.ea", tmp_path / "saxpy.ea")
+    done = ea("saxpy.ea", "-o", "saxpy_fast.o", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "hint: `-o` names an executable, which needs a `main`; without `-o` the object file is saxpy.o, "
+        "and `--lib -o saxpy_fast.so` writes a shared library")

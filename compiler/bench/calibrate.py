@@ -30,22 +30,19 @@ processes took from it."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import numpy as np
 
 from ..options import Options
+from .calibrate_source import SOURCE, load_kernel
 from .inputs import place
 from .timing import Budget, measure
 
-SOURCE = Path(__file__).with_name("calibrate.ea")
 CHAIN_N = 1 << 20
 # MemoryModel.patterns name -> (calibrate.ea function, read arrays, written arrays)
 PATTERNS = {"read2": ("read2", 2, 0), "copy": ("copy1", 1, 1), "read2_write": ("or2", 2, 1),
             "copy_nt": ("copynt1", 1, 1)}
 EXP_N = 1 << 14
-FETCH_N = (256, 2048)  # i32 elements of fetchloop's array: trips of 32 and 256 (8 KiB, in L1)
-FETCH_REPS = 1024  # a multiple of 8: LLVM unrolls the repetitions eight times, each copy a loop of its own
 
 
 def _fastest_ns(fn, seconds: float, cancel) -> float:
@@ -71,18 +68,6 @@ def _bandwidths(k, ws: int, reps: int, rng, cancel) -> dict[str, float]:
     return {name: moved[name] / stats[name].p10_ns for name in calls}
 
 
-def _source() -> Path:
-    from .bandwidth import _source as beside_cache
-    import os
-    import shutil
-    if os.access(SOURCE.parent, os.W_OK):
-        return SOURCE
-    copy = beside_cache().parent / SOURCE.name
-    if not copy.exists() or copy.read_bytes() != SOURCE.read_bytes():
-        shutil.copyfile(SOURCE, copy)
-    return copy
-
-
 def _loop_model(options: Options, name: str):
     """(main loop's prediction, its instruction mix) of a calibration kernel, with no call cost."""
     from ..inspect import inspect
@@ -92,39 +77,6 @@ def _loop_model(options: Options, name: str):
     fr = next(f for f in report.functions if f.name == name)
     k = fr.loops.index(fr.main_loop)
     return fr.prediction.loops[k], fr.main_loop.mix, fr.prediction.rough
-
-
-def fetch_probe(ghz: float, options: Options | None = None, seconds: float = 0.5) -> float | None:
-    """The cycles an op-cache fetch takes now (as the calibration measures it): for telling, beside
-    a benchmark, which state the core's front end was in (1.0, or 2.0 while the core's other
-    hardware thread runs). bench/core_state.py probes repeatedly without compiling again."""
-    from .core_state import FetchProbe
-    return FetchProbe(options or Options(), ghz).cycles(seconds)
-
-
-def fetches_per_trip(options: Options) -> float | None:
-    """The op-cache fetches one trip of `fetchloop` takes by the rule (predict/frontend.py): the
-    mean over the copies of its loop that LLVM made unrolling the repetitions (each is one fetch
-    unless it crosses a 64-byte window). None where the rule has no placement for the code (not a
-    Zen target, no disassembler): the default stays."""
-    from ..inspect import inspect
-    from ..inspect.predict.memory import DEFAULT
-    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=DEFAULT, alignment=64)
-    fr = next(f for f in report.functions if f.name == "fetchloop")
-    inner = [lp.fetches for lp, rep in zip(fr.prediction.loops, fr.loops) if rep.depth >= 1 and lp.fetches]
-    return sum(inner) / len(inner) if inner else None
-
-
-def fetch_cycles(k, fetches: float, ghz: float, rng, cancel, seconds: float = 0.5) -> float:
-    """Cycles per op-cache fetch: `fetchloop`'s cycles per trip (the slope between two trip counts)
-    over the fetches its trip takes (`fetches_per_trip`)."""
-    a = place([rng.integers(0, 1 << 31, FETCH_N[1], dtype=np.int32)])[0]
-    calls = {str(n): (lambda x: lambda: k.fetchloop(x, FETCH_REPS))(a[:n]) for n in FETCH_N}  # n: the length of x
-    stats = measure(calls, Budget(seconds=seconds, min_samples=5, max_samples=100, sample_ns=1e6, warmup_ns=5e6,
-                                  cpu_time=True), cancel)
-    trips = FETCH_REPS * (FETCH_N[1] - FETCH_N[0]) / 8
-    per_trip = (stats[str(FETCH_N[1])].p10_ns - stats[str(FETCH_N[0])].p10_ns) * ghz / trips
-    return round(per_trip / fetches, 2)
 
 
 def _cpuinfo_ghz() -> float:
@@ -142,10 +94,9 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     from ..inspect.predict.memory import (MemoryModel, calibration_path, host_cache_sizes, load_calibration,
                                           save_calibration)
     from .core_state import FetchProbe, calibration_verdict, wait_until_alone
-    from ..loader import load
     from .envinfo import cpu_model, timestamp
     options = options or Options()
-    k = load(_source(), target=options.target_cpu, opt_level=options.opt_level, avx512=options.avx512)
+    k = load_kernel(options)
 
     chain, mix, rough = _loop_model(options, "addchain")
     adds = mix.get("vaddss", 0) or mix.get("addss", 0) or 1

@@ -10,7 +10,8 @@ measurements see. A measurement taken then cannot be compared with a
 prediction from a quiet calibration.
 
 The fetch is the cheapest clear signal of that state. `FetchProbe` times it
-(0.3-0.5 s) without compiling again. It gives no figure where the fetch rule
+(0.3-0.5 s) without compiling again: `fetchloop` of calibrate.ea, the
+calibration's own measure of the fetch (its `fetch_cycles`). It gives no figure where the fetch rule
 has no placement for the target (not a Zen core), and then no note is made."""
 from __future__ import annotations
 
@@ -20,30 +21,56 @@ import time
 import numpy as np
 
 from ..options import Options
+from .calibrate_source import SOURCE, load_kernel
+from .inputs import place
+from .timing import Budget, measure
 
 SHARED_FETCH = 1.5  # cycles per fetch above which the core is taken as shared (1.0 alone, 2.0-2.4 shared)
 STEADY = 0.15  # probes within this fraction of the calibration's figure: measured in the calibration's state
 WAIT_SECONDS = 20.0
+FETCH_N = (256, 2048)  # i32 elements of fetchloop's array: trips of 32 and 256 (8 KiB, in L1)
+FETCH_REPS = 1024  # a multiple of 8: LLVM unrolls the repetitions eight times, each copy a loop of its own
+
+
+def fetches_per_trip(options: Options) -> float | None:
+    """The op-cache fetches one trip of `fetchloop` takes by the rule (predict/frontend.py): the
+    mean over the copies of its loop that LLVM made unrolling the repetitions (each is one fetch
+    unless it crosses a 64-byte window). None where the rule has no placement for the code (not a
+    Zen target, no disassembler): the default stays."""
+    from ..inspect import inspect
+    from ..inspect.predict.memory import DEFAULT
+    report = inspect(SOURCE.read_bytes(), str(SOURCE), options, predict=True, memory=DEFAULT, alignment=64)
+    fr = next(f for f in report.functions if f.name == "fetchloop")
+    inner = [lp.fetches for lp, rep in zip(fr.prediction.loops, fr.loops) if rep.depth >= 1 and lp.fetches]
+    return sum(inner) / len(inner) if inner else None
+
+
+def fetch_cycles(k, fetches: float, ghz: float, rng, cancel, seconds: float = 0.5) -> float:
+    """Cycles per op-cache fetch: `fetchloop`'s cycles per trip (the slope between two trip counts)
+    over the fetches its trip takes (`fetches_per_trip`)."""
+    a = place([rng.integers(0, 1 << 31, FETCH_N[1], dtype=np.int32)])[0]
+    calls = {str(n): (lambda x: lambda: k.fetchloop(x, FETCH_REPS))(a[:n]) for n in FETCH_N}  # n: the length of x
+    stats = measure(calls, Budget(seconds=seconds, min_samples=5, max_samples=100, sample_ns=1e6, warmup_ns=5e6,
+                                  cpu_time=True), cancel)
+    trips = FETCH_REPS * (FETCH_N[1] - FETCH_N[0]) / 8
+    per_trip = (stats[str(FETCH_N[1])].p10_ns - stats[str(FETCH_N[0])].p10_ns) * ghz / trips
+    return round(per_trip / fetches, 2)
 
 
 class FetchProbe:
     """Times `fetchloop` of calibrate.ea, compiled and placed by the rule once."""
 
     def __init__(self, options: Options, ghz: float, kernel=None):
-        from .calibrate import fetches_per_trip
         self.options, self.ghz, self._kernel = options, ghz, kernel
         self.fetches = fetches_per_trip(options)
         self._rng = np.random.default_rng(7)
 
     def cycles(self, seconds: float = 0.3, cancel: threading.Event | None = None) -> float | None:
         """Cycles per op-cache fetch now; None without a placement rule for the target."""
-        from .calibrate import _source, fetch_cycles
         if self.fetches is None:
             return None
         if self._kernel is None:
-            from ..loader import load
-            o = self.options
-            self._kernel = load(_source(), target=o.target_cpu, opt_level=o.opt_level, avx512=o.avx512)
+            self._kernel = load_kernel(self.options)
         return fetch_cycles(self._kernel, self.fetches, self.ghz, self._rng, cancel, seconds)
 
 

@@ -25,7 +25,7 @@ def _load_library(env, candidates, build):
         candidates = [_Path(_os.environ[env])]
     for path in candidates:
         if path.is_file():
-            return _ct.CDLL(str(path))
+            return _ct.CDLL(str(path.absolute()))  # dlopen searches the system for a bare name
     tried = ", ".join(str(p) for p in candidates)
     raise OSError(f"cannot find the Ea library of {__name__} (tried {tried}); build it with "
                   f"`{build}` or set {env} to its path")

@@ -4,6 +4,7 @@ and report them on stderr. Compiling and linking are ea_compiler.build's."""
 from __future__ import annotations
 
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,9 @@ def _build(req: BuildRequest) -> int:
             return 0
     except LinkError as err:
         print(f"error[codegen]: {err}", file=sys.stderr)
+        if "--lib" not in flags and "undefined reference to `main'" in str(err):
+            print(f"hint: `-o` names an executable, which needs a `main`; without `-o` the object file is "
+                  f"{stem}.o, and `--lib -o {Path(req.out).stem}.so` writes a shared library", file=sys.stderr)
         return 1
     Path(f"{stem}.o").write_bytes(obj)
     print(f"compiled {req.path} -> {stem}.o ({_describe('object', names)})", file=sys.stderr)
@@ -93,12 +97,10 @@ def _build_lib(req: BuildRequest, analysis: Analysis, obj: bytes, stem: str, nam
     except BindError as err:
         entry = None
         print(f"warning: `import {python_module_name(lib)}` cannot load '{lib}': {err}", file=sys.stderr)
-    tmp_obj = Path(f"{stem}.o")
-    tmp_obj.write_bytes(obj)
-    try:
+    with tempfile.TemporaryDirectory(prefix="ea-lib-") as tmp:  # not `<stem>.o` here: the user's may exist
+        tmp_obj = Path(tmp) / f"{stem}.o"
+        tmp_obj.write_bytes(obj)
         link_shared_library(tmp_obj, lib, extra=entry)
-    finally:
-        tmp_obj.unlink(missing_ok=True)
     print(f"compiled {req.path} -> {lib} ({_describe('shared library', names)})", file=sys.stderr)
     meta = f"{req.path}.json"
     Path(meta).write_text(meta_text)

@@ -207,8 +207,9 @@ def test_environment_override_and_a_clear_error(tmp_path):
     ea("k.ea", "--lib", cwd=tmp_path)
     ea("bind", "k.ea", "--python", cwd=tmp_path)
     (tmp_path / "k.so").rename(tmp_path / "elsewhere.so")
-    done = python(USE, tmp_path, EA_LIBRARY_K=str(tmp_path / "elsewhere.so"))
-    assert (done.returncode, done.stdout) == (0, "[1.0, 3.0, 5.0, 7.0]\n"), done.stderr
+    for path in (str(tmp_path / "elsewhere.so"), "elsewhere.so", "./elsewhere.so"):  # relative: to the folder
+        done = python(USE, tmp_path, EA_LIBRARY_K=path)
+        assert (done.returncode, done.stdout) == (0, "[1.0, 3.0, 5.0, 7.0]\n"), (path, done.stderr)
     done = python("import k", tmp_path)
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (

@@ -390,6 +390,7 @@ class Walk(Values):
         stack = [index]
         while stack:
             x = stack.pop()
+            self.tick()  # each node's value is a walk of its own: a huge index spends the budget
             most = int_range(getattr(x, "ty", None))
             if most is not None and isinstance(x, (A.Binary, A.Unary, A.Name)):
                 value = self.value(x, env)
