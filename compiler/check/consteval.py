@@ -42,6 +42,13 @@ def _binary(expr: A.Binary, consts):
 
 
 def _apply(b: A.Binary, x, y):
+    try:
+        return _operate(b, x, y)
+    except (OverflowError, ValueError):  # an integer too large for a float, a shift by a huge amount
+        raise ConstError("constant expression out of range", b.span) from None
+
+
+def _operate(b: A.Binary, x, y):
     op = b.op
     if isinstance(x, bool) or isinstance(y, bool):
         if isinstance(x, bool) and isinstance(y, bool) and op in ("&&", "||", "==", "!="):
@@ -64,7 +71,7 @@ def _apply(b: A.Binary, x, y):
     if both_int and op in ("&", "|", "^", "<<", ">>"):
         if op in ("<<", ">>") and not 0 <= y < 64:
             raise ConstError(f"shift amount {y} out of range in constant expression", b.span)
-        return {"&": x & y, "|": x | y, "^": x ^ y, "<<": x << y, ">>": x >> y}[op]
+        return x & y if op == "&" else x | y if op == "|" else x ^ y if op == "^" else x << y if op == "<<" else x >> y
     if both_int and op in ("&&", "||"):
         return (x != 0 and y != 0) if op == "&&" else (x != 0 or y != 0)
     raise ConstError("expression is not a compile-time constant", b.span)

@@ -277,6 +277,18 @@ def _spans(offsets: list[int]) -> list[tuple[int, int]]:
     return out
 
 
+def _gaps(written: set[int], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The spans (first, last) of [lo, hi) that `written` leaves out."""
+    out, at = [], lo
+    for x in sorted(w for w in written if lo <= w < hi):
+        if x > at:
+            out.append((at, x - 1))
+        at = x + 1
+    if at < hi:
+        out.append((at, hi - 1))
+    return out
+
+
 def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store], every: list[Store]) -> None:
     k = func.origin
     width = coef * k.step
@@ -289,14 +301,15 @@ def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store], every
         sep = "" if base.isidentifier() else " "
         return base if d == 0 else f"{base}{sep}{'+' if d > 0 else '-'}{sep}{abs(d)}"
 
-    def ranges(offsets) -> str:
-        return ", ".join(at(a) if a == b else f"{at(a)}..{at(b)}" for a, b in _spans(list(offsets)))
+    def ranges(offsets=None, spans=None) -> str:
+        spans = _spans(list(offsets)) if spans is None else spans
+        return ", ".join(at(a) if a == b else f"{at(a)}..{at(b)}" for a, b in spans)
 
     lo, hi = base_const, base_const + width
     written: set[int] = set()
     for s in group:
         written.update(range(s.form.const, s.form.const + s.lanes))
-    missing = [x for x in range(lo, hi) if x not in written]
+    missing = _gaps(written, lo, hi)  # spans: the step may be wider than memory holds elements
     before = [x for x in written if x < lo]
     after = [x for x in written if x >= hi]
     if not (missing or before or after):
@@ -305,8 +318,8 @@ def _judge(checker, func: A.Func, ptr: str, coef: int, group: list[Store], every
         f"each step covers {width} elements of '{ptr}' ({coef} per step of {k.step})"
     problems = []
     if missing:
-        problems.append(f"element {ranges(missing)} is never written" if len(missing) == 1 else
-                        f"elements {ranges(missing)} are never written")
+        problems.append(f"element {ranges(spans=missing)} is never written" if missing == [(missing[0][0],) * 2]
+                        else f"elements {ranges(spans=missing)} are never written")
     if after:
         problems.append(f"elements {ranges(after)} lie past the step (written again by the next step; "
                         "on the last step, past the end)")

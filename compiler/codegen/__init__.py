@@ -87,6 +87,9 @@ def generate(analysis: Analysis, only=None) -> CompiledModule:
     except RuntimeError as err:  # the LLVM verifier: a bug of ours
         raise CodegenError(f"internal compiler error: generated code failed validation \u2014 "
                            f"{str(err).splitlines()[0] if str(err) else 'no detail'}", None) from err
+    except Exception as err:  # llvmlite refusing what we built (once: a half constant it could not print)
+        raise CodegenError(f"internal compiler error: the module could not be written out \u2014 "
+                           f"{type(err).__name__}: {err}", None) from err
     compiled.runtime_paths = emitter.runtime_paths
     return compiled
 

@@ -9,7 +9,7 @@ from ..intrinsics import Intrinsic
 from ..syntax import ast as A
 from ..typesys import model as T
 from .divide import divide
-from .literals import materialised
+from .literals import float_constant, materialised
 from .lower import lowering
 from .names import local_name
 
@@ -33,12 +33,12 @@ class ExprEmitter:
     def _int(self, e: A.IntLit, want):
         t = self.ty_of(e, want)
         if t.is_float:  # an integer literal in float context cannot pass the checker
-            return ir.Constant(self.types(t), float(e.value))
+            return float_constant(self.types(t), float(e.value))
         bits = t.bits
         return ir.Constant(self.types(t), e.value & ((1 << bits) - 1))
 
     def _float(self, e: A.FloatLit, want):
-        return ir.Constant(self.types(self.ty_of(e, want)), e.value)
+        return float_constant(self.types(self.ty_of(e, want)), e.value)
 
     def _bool(self, e: A.BoolLit, want):
         return ir.Constant(ir.IntType(1), int(e.value))
@@ -53,7 +53,7 @@ class ExprEmitter:
         value = self.module_emitter.const_values[e.name]
         t = e.ty
         if isinstance(t, T.Scalar) and t.is_float:
-            return ir.Constant(self.types(t), float(value))
+            return float_constant(self.types(t), float(value))
         return ir.Constant(self.types(t), int(value) & ((1 << t.bits) - 1))
 
     # ---- places (addresses) ----

@@ -10,6 +10,7 @@ from .parser_base import ParseAbort
 from .tokens import EOF, IDENT, INT, OPERATORS, SCALAR_TYPE_KINDS, VECTOR_TYPE_KINDS, Token
 
 _LOOP_KINDS = ("While", "ForEach", "For")
+STEP_MAX = 2**31 - 1  # a loop variable (a kernel's, a `for`'s) is an i32
 
 
 class StmtParser(ExprParser):
@@ -242,9 +243,13 @@ class StmtParser(ExprParser):
 
     def parse_step(self) -> int:
         tok = self.tok
-        if tok.kind == INT and int(tok.text) > 0:
+        if tok.kind == INT and 0 < int(tok.text) <= STEP_MAX:
             self.advance()
             return int(tok.text)
+        if tok.kind == INT and int(tok.text) > STEP_MAX:
+            self.error(f"step must be at most {STEP_MAX}: the loop variable is an i32", tok, "bad-step")
+            self.advance()
+            return 1
         if tok.kind == INT or (tok.kind == "Minus" and self.peek().kind == INT):
             self.error("step must be a positive integer", tok, "bad-step")
         else:

@@ -1,0 +1,87 @@
+"""Defects a seeded mutation fuzzer found (mutants of every kernel in the
+tree, through analysis, codegen for three targets, inspect and the
+bindings), each pinned by its reproducer: a traceback, an "internal"
+diagnostic, or memory and time growing with a number the user wrote."""
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import textwrap
+
+from ea_compiler import Options, analyze
+from ea_compiler.codegen import generate
+
+X86 = Options(target_cpu="znver3")
+ARM_FP16 = Options(target_triple="aarch64-unknown-linux-gnu", target_cpu="neoverse-n1", fp16=True)
+
+
+def messages(src: str, options: Options = X86) -> list[str]:
+    a = analyze(src, "k.ea", options)
+    return [f"{d.severity}[{d.kind}] {d.span.line}:{d.span.col}: {d.message}" if d.span else d.message
+            for d in a.diagnostics]
+
+
+def test_an_f16_literal_past_its_range_is_infinity_as_an_f32_one_is():
+    """`return 70000.0` from an f16 function: llvmlite could not print the half constant, and
+    `ea` printed a Python traceback. It is infinity now, as 1e51 is in an f32."""
+    src = "export func g() -> f16 {\n    return 70000.0\n}\n"
+    a = analyze(src, "k.ea", X86)
+    assert a.errors == []
+    assert "ret half 0xH7C00" in str(generate(a).module)
+    vec = "export func v(out: *mut f16) {\n    let v: f16x8 = splat(-70000.0)\n    store(out, 0, v)\n}\n"
+    a = analyze(vec, "k.ea", ARM_FP16)
+    assert a.errors == [] and generate(a).object()
+
+
+def test_bitwise_constants_do_not_compute_the_shifts_too():
+    """`5 & -1` evaluated `5 << -1` as well (a ValueError: an internal error in the editor on
+    every keystroke); `1 | 9223372036854775807` shifted by 2^63 (a MemoryError)."""
+    assert messages('static_assert((5 & -1) == 5, "m")\nstatic_assert((1 | 9223372036854775807) > 0, "m")\n') == []
+
+
+def test_a_constant_too_large_for_a_float_is_an_error_with_its_span():
+    big = " * ".join(["9223372036854775807"] * 17)
+    assert messages(f'static_assert(1.0 + {big} > 0.0, "m")\n') == [
+        "error[type] 1:15: constant expression out of range"]
+
+
+def test_a_step_past_i32_is_refused():
+    src = ("export kernel k(x: *f32, o: *mut f32)\n    over i in n step 2147483648\n{\n"
+           "    store(o, i, load_f32x8(x, i))\n}\n")
+    assert messages(src)[0] == "error[parse] 2:22: step must be at most 2147483647: the loop variable is an i32"
+
+
+def test_a_store_index_with_a_huge_coefficient_is_linted_without_listing_its_elements():
+    """The coverage lint listed every element of `coefficient x step` (8 * 10^9 here) in memory."""
+    src = ("export kernel k(x: *f32, o: *mut f32)\n    over i in n step 8\n{\n"
+           "    store(o, i * 1000000000, load_f32x8(x, i))\n}\n")
+    assert "warning[type] 4:5: this store writes 8 lanes (f32x8) at (i * 1000000000), but each step covers " \
+           "8000000000 elements of 'o' (1000000000 per step of 8): elements (i * 1000000000) + 8..(i * " \
+           "1000000000) + 7999999999 are never written" in messages(src)
+
+
+BIG_STEP = """
+import sys
+from ea_compiler import Options, analyze
+from ea_compiler.codegen import generate
+src = '''export kernel k(x: *f32, o: *mut f32)
+    over i in n step 1073741824
+    tail scalar { o[i] = x[i] }
+{
+    stream_store(o, i, load_f32x8(x, i))
+}
+'''
+a = analyze(src, "k.ea", Options(target_cpu="znver3"))
+print(len(a.errors), len(generate(a).object()) > 0)
+"""
+
+
+def test_a_tail_matched_against_a_huge_step_takes_no_memory_for_it():
+    """Matching the scalar tail to the body for a streaming store built a list of `step`
+    integers: `step 2^30` took tens of GB (and minutes). Here under a 2 GiB address-space limit."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(BIG_STEP)], capture_output=True, text=True,
+                          timeout=120, preexec_fn=limit)
+    assert (done.returncode, done.stdout) == (0, "0 True\n"), done.stderr[-2000:]
