@@ -172,3 +172,18 @@ def test_a_row_the_enclosing_loop_moves_on_comes_from_the_whole_working_set():
     small = predict_function(analysis, module, "matmul_ikj", working_set_bytes=3 * 4 * 64 * 64, memory=slow_l3,
                              alignment=64)
     assert all(lp.level.value == "L1" for lp in small.loops if lp.elements_per_iter == 8)  # all of it in L1
+
+
+def test_a_store_into_the_bytes_the_loop_reads_needs_no_read_for_ownership():
+    """saxpy's `y = a*x + y`: the store goes to the line its load brought in. The calibrated
+    patterns write arrays of their own (each line read for ownership, then written back), so
+    beyond L1 a store in place saves a third of a copy's transfers (13.1 -> 9.86 cycles at
+    DRAM on the Zen 3 host); in L1 nothing changes."""
+    lp = _main("examples/saxpy.ea", "saxpy", 1 << 28).main
+    reads, stored = 64, 32  # x and y read, y written
+    share = (reads + 2 * stored - stored) / (reads + 2 * stored)
+    plain = (reads + stored) / (4.0 * RATIOS["read2_write"]["DRAM"])
+    assert lp.by_level["DRAM"] == round(plain * share, 2)
+    assert lp.by_level["L1"] == _main("examples/saxpy.ea", "saxpy", 1 << 12).main.by_level["L1"]
+    copy = _main("bench/predict_kernels/gather_stencil.ea", "stencil5", 1 << 28).main  # out apart from x
+    assert copy.by_level["DRAM"] == round((48 + 32) / (4.0 * RATIOS["copy"]["DRAM"]), 2)

@@ -48,6 +48,7 @@ class Traffic:
     split_loaded: float = 0.0  # bytes of loads (gathers apart) x the fraction of them that cross a line
     split_stored: float = 0.0  # the same for ordinary stores
     walking: int = 0  # unique bytes of the read streams the enclosing loop moves on (origin.advanced_by_parent)
+    stored_in_place: int = 0  # bytes of ordinary stores into bytes the loop reads itself (`y = a*x + y`)
 
     @property
     def writes(self) -> bool:
@@ -121,6 +122,7 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
     split_loaded = split_stored = 0.0
     streams: dict[str, list[tuple[int, int]]] = {}
     written: set = set()
+    stores: list[tuple[str, int, int]] = []  # (stream key, displacement, bytes) of ordinary stores
     unplaced = 0
     for i in lp.path:
         ins, info = fn.instrs[i], infos[i]
@@ -134,6 +136,7 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
             else:
                 stored += info.store_bytes
                 split_stored += info.store_bytes * split_fraction(_start((key, disp), line_offset), info.store_bytes)
+                stores.append((key, disp, info.store_bytes))
         if not info.loads:
             continue
         if info.gather:
@@ -160,8 +163,11 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
     unique = unplaced + sum(max(_covered(streams[key]) for key in keys) for keys in rows)
     walking = sum(_covered(r) for key, r in streams.items()
                   if key.startswith("%") and key.partition(",")[0].lstrip("%") in advancing and key not in written)
+    in_place = sum(size for key, disp, size in stores
+                   if any(lo < disp + size and disp < hi for lo, hi in streams.get(key, ())))
     return Traffic(loaded, unique, len(rows) + (1 if unplaced else 0), stored, stored_nt, gathered,
-                   len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored, walking)
+                   len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored, walking,
+                   in_place)
 
 
 def _rows(streams: dict[str, list], origin: dict[str, str]) -> list[list[str]]:
