@@ -15,6 +15,7 @@ calibration's own measure of the fetch (its `fetch_cycles`). It gives no figure 
 has no placement for the target (not a Zen core), and then no note is made."""
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -32,6 +33,7 @@ FETCH_N = (256, 2048)  # i32 elements of fetchloop's array: trips of 32 and 256 
 FETCH_REPS = 1024  # a multiple of 8: LLVM unrolls the repetitions eight times, each copy a loop of its own
 
 
+@functools.lru_cache(maxsize=8)  # a run of many suites (predict_bench) probes around each: inspect once
 def fetches_per_trip(options: Options) -> float | None:
     """The op-cache fetches one trip of `fetchloop` takes by the rule (predict/frontend.py): the
     mean over the copies of its loop that LLVM made unrolling the repetitions (each is one fetch
