@@ -85,3 +85,50 @@ def test_a_tail_matched_against_a_huge_step_takes_no_memory_for_it():
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(BIG_STEP)], capture_output=True, text=True,
                           timeout=120, preexec_fn=limit)
     assert (done.returncode, done.stdout) == (0, "0 True\n"), done.stderr[-2000:]
+
+
+MASKED = """export func mconst(x: *f32, out: *mut f32, n: i32) {
+    let v: f32x8 = load_masked(x, 0, -1)
+    out[0] = reduce_add(v)
+}
+export func mtail(x: *f32, out: *mut f32, n: i32, m: i32) {
+    for i in 0..m step 8 {
+        let v: f32x8 = load_masked(x, i, n - i)
+        store_masked(out, i, v, n - i)
+    }
+}
+export func tail(x: *f32, out: *mut f32, n: i32) {
+    for i in 0..n step 8 {
+        let v: f32x8 = load_masked(x, i, n - i)
+        store_masked(out, i, v, n - i)
+    }
+}
+"""
+MASKED_CALLS = """
+import numpy as np, ea
+from ea_compiler.tune.guard import guarded
+k = ea.load(KERNEL)
+for call in (lambda: k.mconst(guarded(np.ones(1, np.float32)), guarded(np.zeros(1, np.float32)), n=0),
+             lambda: k.mtail(guarded(np.ones(4, np.float32)), guarded(np.zeros(4, np.float32)), 16, n=4)):
+    try:
+        call()
+        print("ran")
+    except ValueError as err:
+        print(err)
+x = guarded(np.ones(11, np.float32)); out = guarded(np.zeros(11, np.float32))
+k.tail(x, out)
+print(out.sum())
+"""
+
+
+def test_a_negative_mask_count_enables_every_lane_and_the_extent_says_so(tmp_path):
+    """`load_masked`'s count is compared unsigned (INTRINSICS.md §11): -1, or `n - i` past n,
+    loads all eight lanes. The bounds took a negative count for none (mconst: `x` needed 0) and
+    `n - i` for the lanes left (mtail: `x` needed n whatever m), and the calls read past `x`
+    (SIGSEGV at the guard page). A count provably >= 0 (`tail`, i < n) keeps the tight extent."""
+    (tmp_path / "k.ea").write_text(MASKED)
+    done = subprocess.run([sys.executable, "-c", MASKED_CALLS.replace("KERNEL", repr(str(tmp_path / "k.ea")))],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.splitlines() == ["x: needs at least 8 elements, got 1",
+                                        "x: needs at least 23 elements (m + 7), got 4", "11.0"]

@@ -364,12 +364,14 @@ class Walk(Values):
             return
         reach = at + Poly.const(lanes)
         n = self.value(count, env) if count is not None else None
+        # A count is compared unsigned (INTRINSICS.md §11): a negative one enables every lane.
         if n is not None and n.is_const:
-            if n.value <= 0:
+            if n.value == 0:
                 return  # touches nothing
-            reach = at + Poly.const(min(lanes, n.value))
-        elif n is not None and n.names() & facts.atoms.keys():
-            reach = at + n  # `bound - i` lanes at i: up to the bound
+            if n.value > 0:
+                reach = at + Poly.const(min(lanes, n.value))
+        elif n is not None and n.names() & facts.atoms.keys() and facts.nonneg(n):
+            reach = at + n  # `bound - i` lanes at i < bound: up to the bound
         high = facts.upper(reach)
         if high is None:
             self.fail(ref, UNBOUNDED)
