@@ -132,3 +132,41 @@ def test_a_negative_mask_count_enables_every_lane_and_the_extent_says_so(tmp_pat
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert done.stdout.splitlines() == ["x: needs at least 8 elements, got 1",
                                         "x: needs at least 23 elements (m + 7), got 4", "11.0"]
+
+
+WRAPPING = """export func uwidx(x: *f32, out: *mut f32, n: u32) {
+    let mut i: u32 = 0
+    while i < n {
+        out[0] = x[to_i64(i - 1) + 1]
+        i = i + 1
+    }
+}
+export func swrap(x: *f32, out: *mut f32, n: i32, m: i32) {
+    for i in 0..n {
+        out[i] = x[to_i64(i - m - m) + to_i64(m) + to_i64(m)]
+    }
+}
+export func ucond(x: *f32, out: *mut f32, n: u32, k: u32) {
+    let mut i: u32 = 0
+    while i < n {
+        if i - k >= 0 {
+            out[i] = x[i - k]
+        }
+        i = i + 1
+    }
+}
+"""
+
+
+def test_an_index_computed_through_a_value_that_wraps_below_its_type_is_not_claimed_checked():
+    """The proof took `i - 1` (u32, i = 0) as -1, so `x[to_i64(i - 1) + 1]` as x[0]: it reads
+    x[2^32] (SIGSEGV with a checked length). `i - m - m` in i32 wraps below for large m, and
+    `i - k >= 0` in u32 always holds, so it says nothing of i and k. Such a pointer is unchecked,
+    with the reason, like a lookup table's: no check is claimed that the code does not keep."""
+    from ea_compiler.outputs.bounds import program_bounds
+    a = analyze(WRAPPING, "k.ea", X86)
+    found = {name: ({p: e.text() for p, e in b.extents.items()}, b.unchecked)
+             for name, b in program_bounds(a.desugared, a.decisions).items()}
+    wraps = "its index is computed from a value that may wrap below its integer type"
+    assert found == {"uwidx": ({"out": "1"}, {"x": wraps}), "swrap": ({"out": "n"}, {"x": wraps}),
+                     "ucond": ({"out": "n"}, {"x": "its index may be negative"})}

@@ -9,7 +9,12 @@ integer value an index is made of (its arithmetic and the locals it reads),
 the walk records the value's upper bound in the parameters with the largest
 value of its type. A limit that the parameters' own types already keep
 (`n - 1` in i32 for an i32 `n`) is dropped. The bindings check the rest
-before the call, next to the extents."""
+before the call, next to the extents.
+
+Below its type a value wraps too (`to_i64(i - 1)` with a u32 `i` at 0 is
+2^32 - 1). A value whose lower bound is not provably within its type, from
+the loop facts and the parameters' types, leaves the pointer unchecked
+(reasons.WRAPS): the bindings have no such check."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,10 +42,10 @@ class IndexLimit:
         return IndexLimit(Poly.from_json(data.get("index")), data["max"], data["type"])
 
 
-def poly_max(p: Poly, ranges: Mapping[str, tuple[int, int]]) -> int | None:
-    """An upper bound of `p` over the parameters' ranges (interval arithmetic); None when
+def poly_range(p: Poly, ranges: Mapping[str, tuple[int, int]]) -> tuple[int, int] | None:
+    """Bounds (low, high) of `p` over the parameters' ranges (interval arithmetic); None when
     `p` uses a name without a range."""
-    total = 0
+    low = high = 0
     for monomial, coef in p.terms.items():
         lo = hi = coef
         for name in monomial:
@@ -49,8 +54,14 @@ def poly_max(p: Poly, ranges: Mapping[str, tuple[int, int]]) -> int | None:
             a, b = ranges[name]
             products = (lo * a, lo * b, hi * a, hi * b)
             lo, hi = min(products), max(products)
-        total += hi
-    return total
+        low, high = low + lo, high + hi
+    return low, high
+
+
+def poly_max(p: Poly, ranges: Mapping[str, tuple[int, int]]) -> int | None:
+    """An upper bound of `p` over the parameters' ranges; None when `p` uses a name without one."""
+    found = poly_range(p, ranges)
+    return None if found is None else found[1]
 
 
 def needed(limits: list[IndexLimit], ranges: Mapping[str, tuple[int, int]]) -> list[IndexLimit]:

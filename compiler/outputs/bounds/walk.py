@@ -21,8 +21,8 @@ from ...syntax import ast as A
 from ...typesys import model as T
 from .facts import Facts
 from .poly import Poly
-from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR
-from .limits import IndexLimit, needed
+from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR, WRAPS
+from .limits import IndexLimit, needed, poly_range
 from .values import FROM_DATA, Ref, Values, fits_i32, int_range, integer, lanes_of
 
 BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
@@ -49,6 +49,7 @@ class Walk(Values):
         self.visited = 0
         ints = {p.name for p in func.params if integer(p.ty)}
         ranges = {p.name: int_range(p.ty) for p in func.params if p.name in ints}
+        self.ranges = ranges
         env: dict = {}
         for p in func.params:
             env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
@@ -235,6 +236,8 @@ class Walk(Values):
         op = cond.op if positive else _NEGATED.get(cond.op)
         if op not in ("<", "<=", ">", ">=", "=="):
             return []
+        if _unsigned_difference(cond.left) or _unsigned_difference(cond.right):
+            return []  # `i - k >= 0` in u32 always holds: it says nothing of i and k
         left, right = self.value(cond.left, env), self.value(cond.right, env)
         if left is None or right is None:
             return []
@@ -386,6 +389,18 @@ class Walk(Values):
         self.found.setdefault(ref.param, []).append((high, dict(facts.param_lo)))
         self.index_limits(ref, index, env, facts)
 
+    def stays_above(self, value: Poly, least: int, facts: Facts) -> bool:
+        """`value` >= `least` is proved: one of its lower bounds, over the parameters' ranges
+        (their types, narrowed by the minimums known here), is at least `least`."""
+        if least < 0 and least <= -(1 << 62):  # an i64 value: its arithmetic is taken as exact
+            return True
+        ranges = {name: (max(lo, facts.param_lo.get(name, lo)), hi) for name, (lo, hi) in self.ranges.items()}
+        for low in facts.bounds(value, up=False):
+            found = poly_range(low, ranges)
+            if found is not None and found[0] >= least:
+                return True
+        return False
+
     def index_limits(self, ref: Ref, index: A.Expr, env: dict, facts: Facts) -> None:
         """The limits of the integer values `index` is computed from: its arithmetic and the
         variables it reads (a local holds arithmetic done before), each in its own type."""
@@ -399,7 +414,15 @@ class Walk(Values):
                 top = facts.upper(value) if value is not None else None
                 if top is not None and not top.is_const:
                     self.limits.setdefault(ref.param, []).append(IndexLimit(top, most[1], x.ty.name))
+                if value is not None and not self.stays_above(value, most[0], facts):
+                    self.fail(ref, WRAPS)
             stack += A.children(x)
+
+
+def _unsigned_difference(e: A.Expr) -> bool:
+    """`e` subtracts (or negates) in an unsigned type, where the result wraps instead of going below 0."""
+    return any(isinstance(x, (A.Binary, A.Unary)) and x.op == "-" and isinstance(getattr(x, "ty", None), T.Scalar)
+               and x.ty.is_integer and x.ty.is_unsigned for x in A.walk([e]))
 
 
 _MISSING = object()
