@@ -167,6 +167,32 @@ def test_an_index_computed_through_a_value_that_wraps_below_its_type_is_not_clai
     a = analyze(WRAPPING, "k.ea", X86)
     found = {name: ({p: e.text() for p, e in b.extents.items()}, b.unchecked)
              for name, b in program_bounds(a.desugared, a.decisions).items()}
-    wraps = "its index is computed from a value that may wrap below its integer type"
+    wraps = "its index is computed from a value that may wrap around its integer type"
     assert found == {"uwidx": ({"out": "1"}, {"x": wraps}), "swrap": ({"out": "n"}, {"x": wraps}),
                      "ucond": ({"out": "n"}, {"x": "its index may be negative"})}
+
+
+def test_a_literal_is_the_value_its_type_holds():
+    """`let i: i8 = 200` is -56 in the machine code; the proof took 200 (x needed 201 elements,
+    and the call read x[-56]). `K + K` for an i8 K of 100 always wraps."""
+    from ea_compiler.outputs.bounds import program_bounds
+    src = """const K: i8 = 100
+export func cadd(x: *f32, out: *mut f32) {
+    out[0] = x[K + K]
+}
+export func lit_let(x: *f32, out: *mut f32) {
+    let i: i8 = 200
+    out[0] = x[i]
+}
+export func fits(x: *f32, out: *mut f32) {
+    let i: i8 = 100
+    out[0] = x[i]
+}
+"""
+    a = analyze(src, "k.ea", X86)
+    found = {name: ({p: e.text() for p, e in b.extents.items()}, b.unchecked)
+             for name, b in program_bounds(a.desugared, a.decisions).items()}
+    assert found == {
+        "cadd": ({"out": "1"}, {"x": "its index is computed from a value that may wrap around its integer type"}),
+        "lit_let": ({"out": "1"}, {"x": "its index may be negative"}),
+        "fits": ({"x": "101", "out": "1"}, {})}

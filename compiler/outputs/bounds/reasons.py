@@ -14,7 +14,7 @@ REBOUND = "a pointer variable holding it changes"
 UNITS = "it is reinterpreted in units that do not divide its elements"
 RECURSION = "it is passed to a recursive call"
 BUDGET = "the function is too large to analyse"
-WRAPS = "its index is computed from a value that may wrap below its integer type"
+WRAPS = "its index is computed from a value that may wrap around its integer type"
 
 
 def size_of(t) -> int | None:

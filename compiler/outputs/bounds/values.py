@@ -78,12 +78,12 @@ class Values:
         """The integer value of `e` as a polynomial, or None."""
         e = A.unparen(e)
         if isinstance(e, A.IntLit):
-            return Poly.const(e.value)
+            return Poly.const(wrapped(e.value, e.ty))
         if isinstance(e, A.Name):
             if e.name in env:
                 state = env[e.name]
                 return state if isinstance(state, Poly) else None
-            return Poly.const(self.consts[e.name]) if e.name in self.consts else None
+            return Poly.const(wrapped(self.consts[e.name], e.ty)) if e.name in self.consts else None
         if isinstance(e, A.Unary) and e.op == "-":
             inner = self.value(e.operand, env)
             return None if inner is None else -inner
@@ -130,6 +130,16 @@ def _apply(op: str, a: Poly, b: Poly | None) -> Poly | None:
 
 def integer(ty) -> bool:
     return isinstance(ty, T.Scalar) and ty.is_integer
+
+
+def wrapped(value, ty):
+    """An integer literal's value as its type holds it (`let i: i8 = 200` is -56, as the
+    machine code has it); other values as they are."""
+    found = int_range(ty) if isinstance(value, int) and not isinstance(value, bool) else None
+    if found is None:
+        return value
+    lo, hi = found
+    return (value - lo) % (hi - lo + 1) + lo
 
 
 def int_range(ty) -> tuple[int, int] | None:

@@ -23,7 +23,7 @@ from .facts import Facts
 from .poly import Poly
 from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR, WRAPS
 from .limits import IndexLimit, needed, poly_range
-from .values import FROM_DATA, Ref, Values, fits_i32, int_range, integer, lanes_of
+from .values import FROM_DATA, Ref, Values, fits_i32, int_range, integer, lanes_of, wrapped
 
 BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
 
@@ -112,6 +112,8 @@ class Walk(Values):
         if not integer(ty):
             return None
         found = self.value(value, env)
+        if found is not None and found.is_const:  # a literal as the variable's type holds it
+            found = Poly.const(wrapped(found.value, ty))
         return found if found is not None else FROM_DATA if self.reads(value, env) else None
 
     def branch(self, s: A.If, env: dict, facts: Facts) -> None:
@@ -414,6 +416,8 @@ class Walk(Values):
                 top = facts.upper(value) if value is not None else None
                 if top is not None and not top.is_const:
                     self.limits.setdefault(ref.param, []).append(IndexLimit(top, most[1], x.ty.name))
+                elif top is not None and top.value > most[1]:  # `K + K` for an i8 K of 100: always wraps
+                    self.fail(ref, WRAPS)
                 if value is not None and not self.stays_above(value, most[0], facts):
                     self.fail(ref, WRAPS)
             stack += A.children(x)
