@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import dataclasses
+import functools
 import hashlib
 import os
 import shutil
@@ -136,12 +137,26 @@ def ensure_runnable(opts: Options) -> None:
                            f"{', '.join(sorted(missing))}; ea.compile() and `ea inspect` can still target it")
 
 
+@functools.cache
+def compiler_fingerprint() -> bytes:
+    """A hash of the compiler's own source files (name, size, modification time: a stat each, not
+    a read): a cache entry (the code and the checks its metadata drives) never outlives the
+    compiler that made it, whatever the version string says."""
+    h = hashlib.blake2b(digest_size=10)
+    root = Path(__file__).resolve().parent
+    for file in sorted(root.rglob("*.py")):
+        st = file.stat()
+        h.update(f"{file.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest().encode()
+
+
 def _entry(path: Path, opts: Options) -> tuple[Path, bytes]:
     from .codegen.target import cpu_and_features
     source = path.read_bytes()
     cpu, features = cpu_and_features(opts)
     key = hashlib.blake2b(b"\0".join([source, __version__.encode(), repr(opts.key()).encode(),
-                                      cpu.encode(), features.encode(), ENTRY_FORMAT]), digest_size=10).hexdigest()
+                                      cpu.encode(), features.encode(), ENTRY_FORMAT, compiler_fingerprint()]),
+                          digest_size=10).hexdigest()
     return path.parent / CACHE_DIR / f"{cpu}-{__version__}" / f"{path.stem}-{key}", source
 
 

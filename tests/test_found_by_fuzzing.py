@@ -196,3 +196,14 @@ export func fits(x: *f32, out: *mut f32) {
         "cadd": ({"out": "1"}, {"x": "its index is computed from a value that may wrap around its integer type"}),
         "lit_let": ({"out": "1"}, {"x": "its index may be negative"}),
         "fits": ({"x": "101", "out": "1"}, {})}
+
+
+def test_a_cache_entry_does_not_outlive_the_compiler_that_made_it(tmp_path, monkeypatch):
+    """The version string stayed 0.1.0 while the bounds analysis changed, so `ea.load` kept
+    serving entries whose metadata lacked the new checks. The key now covers the compiler's files."""
+    from ea_compiler import loader
+    (tmp_path / "k.ea").write_text("export func f(x: *f32, n: i32) -> f32 {\n    return x[0]\n}\n")
+    first = loader._entry(tmp_path / "k.ea", X86)[0]
+    assert loader._entry(tmp_path / "k.ea", X86)[0] == first
+    monkeypatch.setattr(loader, "compiler_fingerprint", lambda: b"another compiler")
+    assert loader._entry(tmp_path / "k.ea", X86)[0] != first
