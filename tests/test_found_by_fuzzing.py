@@ -207,3 +207,29 @@ def test_a_cache_entry_does_not_outlive_the_compiler_that_made_it(tmp_path, monk
     assert loader._entry(tmp_path / "k.ea", X86)[0] == first
     monkeypatch.setattr(loader, "compiler_fingerprint", lambda: b"another compiler")
     assert loader._entry(tmp_path / "k.ea", X86)[0] != first
+
+
+LENGTH_CALLS = """
+import numpy as np, ea
+from ea_compiler.tune.guard import guarded
+k = ea.load(KERNEL)
+x = np.zeros(2**32 + 1, np.uint8)  # 4 GiB, virtual: only x[0] would be read
+for call in (k.f, k.f.__self__.binding):
+    try:
+        call(x, guarded(np.zeros(0, np.uint8)), 100)
+        print("ran")
+    except ValueError as err:
+        print(err)
+"""
+
+
+def test_a_length_filled_from_an_array_past_its_type_is_refused(tmp_path):
+    """`n` filled from `x.size` (2^32 + 1) was checked as such, then passed as an i32 (1): the
+    kernel wrote y[0..99) into an empty array. The Rust and C++ wrappers cut it short the same way."""
+    (tmp_path / "k.ea").write_text("export func f(x: *u8, n: i32, y: *mut u8, k: i32) {\n    if k >= n {\n"
+                                   "        for i in 0..k - n {\n            y[i] = x[0]\n        }\n    }\n}\n")
+    done = subprocess.run([sys.executable, "-c", LENGTH_CALLS.replace("KERNEL", repr(str(tmp_path / "k.ea")))],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.splitlines() == [
+        "x: 4294967297 elements do not fit the kernel's length argument (at most 2147483647)"] * 2

@@ -90,8 +90,13 @@ def _overload(e: Export, types: _Types) -> list[str]:
              *(f"/// @note {note}" for note in e.length_notes()),
              f"{'[[nodiscard]] ' if ret != 'void' else ''}inline {ret} {ident(e.name)}({params}) {{"]
     def length(a: Arg, src: Arg) -> list[str]:
-        c = types.c(a.type)
-        return [f"const {c} {ident(a.name)} = static_cast<{c}>({ident(src.name)}.size());"]
+        c, of = types.c(a.type), ident(src.name)  # static_cast would cut a length past the type short
+        most = f"std::numeric_limits<{c}>::max()"
+        return [f"if ({of}.size() > static_cast<std::size_t>({most})) {{",
+                f'    throw std::invalid_argument(std::string("{src.name}: ") + std::to_string({of}.size()) + '
+                f'" elements do not fit the kernel\'s length argument (at most " + std::to_string({most}) + ")");',
+                "}",
+                f"const {c} {ident(a.name)} = static_cast<{c}>({of}.size());"]
 
     def alloc(a: Arg) -> list[str]:
         return [f"{types.vector(a)} {ident(a.name)}({_size(cap_expr(a.cap, ident))});"]
@@ -263,7 +268,7 @@ def generate(api: Api, source: str) -> dict[str, str]:
            "#else  // the rest only under C++20, so the #error is the only message", ""]
     limits = any(e.index_limits for e in api.exports)
     checks = limits or any(e.extents for e in api.exports)
-    headers = ("cstddef", "cstdint", "span", "stdexcept", "string", "tuple", "utility", "vector") + \
+    headers = ("cstddef", "cstdint", "limits", "span", "stdexcept", "string", "tuple", "utility", "vector") + \
         (("algorithm", "climits", "initializer_list", "optional", "type_traits") if checks else ())
     out += [f"#include <{h}>" for h in sorted(headers)]
     out += ["", "namespace ea {", ""]

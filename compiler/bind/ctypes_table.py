@@ -28,6 +28,12 @@ def _int(v, name, lo, hi):
     return v
 
 
+def _length(n, of, hi):
+    if n > hi:
+        raise ValueError(f"{of}: {n} elements do not fit the kernel's length argument (at most {hi})")
+    return n
+
+
 def _wraps(name, index, value, most, type):
     """An index of `name` is computed from `index`, which a call must keep in `type`."""
     raise ValueError(f"{name}: {index} = {value} is past the largest {type} ({most}): "

@@ -204,7 +204,8 @@ def _checks(e: Export, structs: set[str]) -> list[str]:
 
     def length(a: Arg, src: Arg) -> list[str]:
         lo, hi = INT_RANGES[a.type]
-        return [f"    if {py(a.name)} is None:", f"        {py(a.name)} = {py(src.name)}.size",
+        return [f"    if {py(a.name)} is None:",  # a length past the type would be cut short by ctypes
+                f"        {py(a.name)} = _length({py(src.name)}.size, {src.name!r}, {hi})",
                 "    else:", f"        {py(a.name)} = _int({py(a.name)}, {a.name!r}, {lo}, {hi})"]
 
     def alloc(a: Arg) -> list[str]:

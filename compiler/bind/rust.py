@@ -127,7 +127,10 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
         lines.append("#[must_use]")
     lines.append(f"pub fn {ident(e.name)}({params}){arrow} {{")
     def length(a: Arg, src: Arg) -> list[str]:
-        return [f"let {ident(a.name)} = {ident(src.name)}.len() as {types.rust(a.type)};"]
+        t, of = types.rust(a.type), ident(src.name)  # `as` would cut a length past the type short
+        return [f"let {ident(a.name)} = {t}::try_from({of}.len()).unwrap_or_else(|_| panic!(",
+                f'    "{src.name}: {{}} elements do not fit the kernel\'s length argument (at most {{}})", '
+                f"{of}.len(), {t}::MAX));"]
 
     def alloc(a: Arg) -> list[str]:
         fill, size = _fill(a.pointee, default, types.structs), _usize(cap_expr(a.cap, ident))

@@ -80,10 +80,6 @@ def _empty(shape, dtype):
     return raw[start:start + count * size].view(dtype).view(shape)
 
 
-def _length(n, of, hi):
-    if n > hi:
-        raise ValueError(f"{of}: {n} elements do not fit the kernel's length argument (at most {hi})")
-    return n
 '''
 _PTR = '''
 

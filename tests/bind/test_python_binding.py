@@ -341,6 +341,12 @@ def _int(v, name, lo, hi):
     return v
 
 
+def _length(n, of, hi):
+    if n > hi:
+        raise ValueError(f"{of}: {n} elements do not fit the kernel's length argument (at most {hi})")
+    return n
+
+
 def _wraps(name, index, value, most, type):
     """An index of `name` is computed from `index`, which a call must keep in `type`."""
     raise ValueError(f"{name}: {index} = {value} is past the largest {type} ({most}): "
@@ -408,7 +414,7 @@ def hist(px: _np.ndarray, *, len: int | None = None) -> _np.ndarray:
     """
     _array(px, 'px', _np.uint8, False)
     if len is None:
-        len = px.size
+        len = _length(px.size, 'px', 2147483647)
     else:
         len = _int(len, 'len', -2147483648, 2147483647)
     bins = _empty(int(16), _np.int32)

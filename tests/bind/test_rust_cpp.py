@@ -339,20 +339,23 @@ def test_wrapper_shapes_in_generated_text(built):
     rs = (built / "bufs.rs").read_text()
     hpp = (built / "bufs.hpp").read_text()
     # cap referencing a collapsed length: the local is bound before the allocation
-    assert ("    let n = x.len() as i32;\n"
+    # (a length past the parameter's type is refused, not cut short)
+    assert ("    let n = i32::try_from(x.len()).unwrap_or_else(|_| panic!(\n"
+            "        \"x: {} elements do not fit the kernel's length argument (at most {})\", x.len(), i32::MAX));\n"
             "    let mut y: Vec<f32> = vec![Default::default(); n as usize];\n") in rs
     assert ("    const int32_t n = static_cast<int32_t>(x.size());\n"
             "    std::vector<float> y(static_cast<std::size_t>(n));\n") in hpp
+    assert "    if (x.size() > static_cast<std::size_t>(std::numeric_limits<int32_t>::max())) {\n" in hpp
     # a length filled from an output comes after the output is allocated
     assert ("    let mut y: Vec<i32> = vec![Default::default(); 5];\n"
-            "    let n = y.len() as i32;\n") in rs
+            "    let n = i32::try_from(y.len())") in rs
     # several outputs: a tuple; the scalar return is dropped
     assert "pub fn bounds(x: &[f32]) -> (Vec<f32>, Vec<Pair>) {" in rs
     assert ("[[nodiscard]] inline std::tuple<std::vector<float>, std::vector<Pair>> bounds("
             "std::span<const float> x) {") in hpp
     assert "return std::make_tuple(std::move(mid), std::move(p));" in hpp
     # u64 length, bool return; scalar-only exports get no C++ overload
-    assert "let count = x.len() as u64;" in rs
+    assert "let count = u64::try_from(x.len())" in rs
     assert "const uint64_t count = static_cast<uint64_t>(x.size());" in hpp
     assert "pub fn lerp(a: f32, b: f32, t: f32) -> f32 {" in rs
     assert "inline float lerp" not in hpp and "float lerp(float a, float b, float t);" in hpp

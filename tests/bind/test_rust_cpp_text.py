@@ -88,7 +88,8 @@ fn __ea_check(name: &str, len: usize, polys: &[Option<i128>], text: &str, cap: &
 /// Length not checked: bins (its index depends on data)
 #[must_use]
 pub fn hist16(px: &[u8]) -> Vec<i32> {
-    let len = px.len() as i32;
+    let len = i32::try_from(px.len()).unwrap_or_else(|_| panic!(
+        "px: {} elements do not fit the kernel's length argument (at most {})", px.len(), i32::MAX));
     let mut bins: Vec<i32> = vec![Default::default(); 16];
     __ea_check("px", px.len(), &[Some(len as i128)], "len", "");
     unsafe { ffi::hist16(px.as_ptr(), len, bins.as_mut_ptr()); }
@@ -101,7 +102,8 @@ pub fn hist16(px: &[u8]) -> Vec<i32> {
 /// Lengths checked before the call: a >= n, b >= n
 #[must_use]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = b.len() as i32;
+    let n = i32::try_from(b.len()).unwrap_or_else(|_| panic!(
+        "b: {} elements do not fit the kernel's length argument (at most {})", b.len(), i32::MAX));
     __ea_check("a", a.len(), &[Some(n as i128)], "n", "");
     __ea_check("b", b.len(), &[Some(n as i128)], "n", "");
     unsafe { ffi::dot(a.as_ptr(), b.as_ptr(), n) }
@@ -121,6 +123,7 @@ GOLDEN_HPP = """\
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -206,6 +209,9 @@ inline void check(const char* name, std::size_t size, std::initializer_list<Wide
 /// @note Lengths checked before the call: px >= len
 /// @note Length not checked: bins (its index depends on data)
 [[nodiscard]] inline std::vector<int32_t> hist16(std::span<const uint8_t> px) {
+    if (px.size() > static_cast<std::size_t>(std::numeric_limits<int32_t>::max())) {
+        throw std::invalid_argument(std::string("px: ") + std::to_string(px.size()) + " elements do not fit the kernel's length argument (at most " + std::to_string(std::numeric_limits<int32_t>::max()) + ")");
+    }
     const int32_t len = static_cast<int32_t>(px.size());
     std::vector<int32_t> bins(16);
     ::ea::detail::check("px", px.size(), {::ea::detail::wide(len)}, "len", "");
@@ -217,6 +223,9 @@ inline void check(const char* name, std::size_t size, std::initializer_list<Wide
 /// @note C signature: dot(const float* a, const float* b, int32_t n) -> float
 /// @note Lengths checked before the call: a >= n, b >= n
 [[nodiscard]] inline float dot(std::span<const float> a, std::span<const float> b) {
+    if (b.size() > static_cast<std::size_t>(std::numeric_limits<int32_t>::max())) {
+        throw std::invalid_argument(std::string("b: ") + std::to_string(b.size()) + " elements do not fit the kernel's length argument (at most " + std::to_string(std::numeric_limits<int32_t>::max()) + ")");
+    }
     const int32_t n = static_cast<int32_t>(b.size());
     ::ea::detail::check("a", a.size(), {::ea::detail::wide(n)}, "n", "");
     ::ea::detail::check("b", b.size(), {::ea::detail::wide(n)}, "n", "");

@@ -41,7 +41,7 @@ def test_torch_binds_lengths_in_the_shared_order():
 
 def test_python_binds_lengths_in_the_shared_order():
     lines = python.module_text(LATE_LENGTH).splitlines()
-    assert _first(lines, "n = a.size") < _first(lines, "o = _empty(") < _first(lines, "count = o.size")
+    assert _first(lines, "n = _length(a.size") < _first(lines, "o = _empty(") < _first(lines, "count = _length(o.size")
 
 
 def test_both_python_bindings_run_the_one_integer_check():

@@ -89,17 +89,24 @@ class Values:
             return None if inner is None else -inner
         if isinstance(e, A.Binary):
             spine = A.left_spine(e)
-            acc = self.value(spine[-1].left, env)
+            acc = self.operand(spine[-1].left, spine[-1].ty, env)
             for b in reversed(spine):
                 if acc is None:
                     return None
-                acc = _apply(b.op, acc, self.value(b.right, env))
+                acc = _apply(b.op, acc, self.operand(b.right, b.ty, env))
             return acc
         if isinstance(e, A.Call) and len(e.args) == 1:
             callee = self.callee(e)
             if isinstance(callee, Intrinsic) and callee.family == "conversion" and _widens(e.args[0].ty, e.ty):
                 return self.value(e.args[0], env)
         return None
+
+    def operand(self, e: A.Expr, ty, env: dict) -> Poly | None:
+        """An operand of arithmetic in `ty`: a literal as that type holds it (`i + 200` in i8 adds -56)."""
+        found = self.value(e, env)
+        if found is not None and found.is_const and isinstance(A.unparen(e), A.IntLit):
+            return Poly.const(wrapped(found.value, ty))
+        return found
 
     def reads(self, e: A.Expr, env: dict) -> bool:
         """`e`'s value depends on memory: it reads an element or a field,

@@ -272,7 +272,7 @@ class Walk(Values):
             return False
         for var, step in ((v.left, v.right), (v.right, v.left)):
             if isinstance(A.unparen(var), A.Name) and A.unparen(var).name == s.target.name:
-                c = self.value(step, {})
+                c = self.operand(step, v.ty, {})  # `i + 200` in i8 adds -56
                 return c is not None and c.is_const and c.value > 0
         return False
 
