@@ -233,3 +233,15 @@ def test_a_length_filled_from_an_array_past_its_type_is_refused(tmp_path):
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert done.stdout.splitlines() == [
         "x: 4294967297 elements do not fit the kernel's length argument (at most 2147483647)"] * 2
+
+
+def test_a_loop_bounded_by_a_narrow_length_loads(tmp_path):
+    """A splittable loop bounded by a u8 `n` got a "parallel" plan the bindings refuse (their
+    lengths are 32 or 64 bits): `ea.load` raised BindError for the whole file."""
+    from ea_compiler import load
+    (tmp_path / "k.ea").write_text("export func f(x: *f32, out: *mut f32, n: u8) {\n    let mut i: u8 = 0\n"
+                                   "    while i < n {\n        out[i] = x[i] * 2.0\n        i = i + 1\n    }\n}\n")
+    import numpy as np
+    x, out = np.ones(5, np.float32), np.zeros(5, np.float32)
+    load(tmp_path / "k.ea").f(x, out, 5)
+    assert out.tolist() == [2.0] * 5

@@ -214,6 +214,8 @@ class _Decider:
                  and not isinstance(p.ty, T.Pointer) and self.top.lookup(p.name) is None]
         if len(found) != 1:
             raise NotSplittable("the first loop is not bounded by one integer parameter")
+        if str(next(p.ty for p in self.func.params if p.name == found[0])) not in ("i32", "i64", "u32", "u64"):
+            raise NotSplittable("the first loop's bound is narrower than 32 bits")  # bind/meta.LENGTH_TYPES
         self.body.length = found[0]
 
     def _increment(self, loop: A.While) -> tuple[str, int, A.Block]:
