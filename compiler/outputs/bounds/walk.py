@@ -394,7 +394,7 @@ class Walk(Values):
     def stays_above(self, value: Poly, least: int, facts: Facts) -> bool:
         """`value` >= `least` is proved: one of its lower bounds, over the parameters' ranges
         (their types, narrowed by the minimums known here), is at least `least`."""
-        if least < 0 and least <= -(1 << 62):  # an i64 value: its arithmetic is taken as exact
+        if least <= -(1 << 63):  # an i64 value: its arithmetic is taken as exact
             return True
         ranges = {name: (max(lo, facts.param_lo.get(name, lo)), hi) for name, (lo, hi) in self.ranges.items()}
         for low in facts.bounds(value, up=False):
