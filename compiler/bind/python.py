@@ -146,6 +146,8 @@ def _ctype(t: str, structs: set[str]) -> str:
 
 def _dtype(a: Arg) -> str:
     p = a.pointee
+    if p.startswith("*"):  # `**T`: an array of addresses (`x.ctypes.data` of each)
+        return "_np.uintp"
     return f"_np.{NUMPY_DTYPES[p]}" if p in NUMPY_DTYPES else f"_np.dtype({p})"
 
 
@@ -156,6 +158,8 @@ def _annotation(a: Arg) -> str:
 
 
 def _doc_type(a: Arg) -> str:
+    if a.is_pointer and a.pointee.startswith("*"):
+        return f"ndarray[uintp: addresses of {a.pointee}]"
     if a.is_pointer:
         return f"ndarray[{NUMPY_DTYPES.get(a.pointee, a.pointee)}]"
     return _annotation(a)

@@ -141,6 +141,8 @@ class _Gen:
 
     def dtype(self, a: Arg) -> str | None:
         p = a.pointee
+        if p.startswith("*"):  # `**T`: a tensor of addresses (`t.data_ptr()` of each)
+            return "_torch.int64"
         if p in TORCH_DTYPES:
             return f"_torch.{TORCH_DTYPES[p]}"
         return self.struct_dtype(p) if p in self.structs else None
@@ -148,6 +150,8 @@ class _Gen:
     def doc_type(self, a: Arg) -> str:
         if a.is_pointer:
             p = a.pointee
+            if p.startswith("*"):
+                return f"Tensor[int64: addresses of {p}]"
             return f"Tensor[{TORCH_DTYPES.get(p, 'int32' if p not in self.structs else p)}]"
         return self.annotation(a)
 
