@@ -271,7 +271,10 @@ class _Emitter:
         for found in e.index_limits.values():
             for lim in found:  # in its type (outputs/bounds/limits.py); past it the binding raises
                 value, kept = self.polynomial(lim.index, values, wide), self.tmp()
-                self.emit(f"{kept} = icmp sle i64 {value}, {min(lim.most, (1 << 63) - 1)}")
+                if lim.below:
+                    self.emit(f"{kept} = icmp sge i64 {value}, {max(lim.most, -(1 << 63))}")
+                else:
+                    self.emit(f"{kept} = icmp sle i64 {value}, {min(lim.most, (1 << 63) - 1)}")
                 self.check(kept)
         self.release(sizes[next(a.name for a in e.args if a.is_pointer)] if sizes else None)
         ret = IR_SCALARS[e.ret] if e.ret else "void"

@@ -160,16 +160,21 @@ export func ucond(x: *f32, out: *mut f32, n: u32, k: u32) {
 
 def test_an_index_computed_through_a_value_that_wraps_below_its_type_is_not_claimed_checked():
     """The proof took `i - 1` (u32, i = 0) as -1, so `x[to_i64(i - 1) + 1]` as x[0]: it reads
-    x[2^32] (SIGSEGV with a checked length). `i - m - m` in i32 wraps below for large m, and
-    `i - k >= 0` in u32 always holds, so it says nothing of i and k. Such a pointer is unchecked,
-    with the reason, like a lookup table's: no check is claimed that the code does not keep."""
+    x[2^32] (SIGSEGV with a checked length), and `i - k >= 0` in u32 always holds, so it says
+    nothing of i and k. Such a pointer is unchecked, with the reason, like a lookup table's: no
+    check is claimed that the code does not keep. `i - m - m` in i32 wraps below for large m: it
+    was unchecked too, and has limits now, a lower one among them."""
     from ea_compiler.outputs.bounds import program_bounds
     a = analyze(WRAPPING, "k.ea", X86)
     found = {name: ({p: e.text() for p, e in b.extents.items()}, b.unchecked)
              for name, b in program_bounds(a.desugared, a.decisions).items()}
     wraps = "its index is computed from a value that may wrap around its integer type"
-    assert found == {"uwidx": ({"out": "1"}, {"x": wraps}), "swrap": ({"out": "n"}, {"x": wraps}),
+    assert found == {"uwidx": ({"out": "1"}, {"x": wraps}), "swrap": ({"out": "n", "x": "n"}, {}),
                      "ucond": ({"out": "n"}, {"x": "its index may be negative"})}
+    # i - m - m is checked now (wraps.py): a limit each way, refused at the binding
+    limits = {lim.text() for lim in program_bounds(a.desugared, a.decisions)["swrap"].index_limits["x"]}
+    assert limits == {"-2 * m + n - 1 <= 2147483647 (i32)", "-m + n - 1 <= 2147483647 (i32)",
+                      "-2 * m >= -2147483648 (i32)"}
 
 
 def test_a_literal_is_the_value_its_type_holds():

@@ -107,6 +107,10 @@ def _overload(e: Export, types: _Types) -> list[str]:
         return [f'::ea::detail::check("{a.name}", {ident(a.name)}.size(), {{{polys}}}, "{extent.text()}", "{cap}");']
 
     def limit(a: Arg, lim) -> list[str]:
+        if lim.below:  # an i64's smallest is LLONG_MIN: written so, as no literal is
+            least = "LLONG_MIN" if lim.most < -_LLONG_MAX else f"{lim.most}LL"
+            return [f'::ea::detail::limit_below("{a.name}", {_poly(lim.index)}, {least}, '
+                    f'"{lim.index.text()}", "{lim.type}");']
         most = min(lim.most, _LLONG_MAX)  # a u64's: every value a long long holds is below it
         return [f'::ea::detail::limit("{a.name}", {_poly(lim.index)}, {most}LL, "{lim.index.text()}", '
                 f'"{lim.type}");']
@@ -232,6 +236,26 @@ inline void limit(const char* name, Wide value, long long most, const char* inde
 #endif
 """
 
+# A limit below, in a block of its own: a header from before it may define the one above.
+_LIMITS_BELOW = """\
+#ifndef EA_BIND_DETAIL_LIMITS_BELOW_1
+#define EA_BIND_DETAIL_LIMITS_BELOW_1
+namespace detail {
+
+// Throws unless `value` (the polynomial `index`; nullopt past 64 bits) is at least `least`, the
+// smallest value of the type an index of `name` is computed in: below it the index wraps around.
+inline void limit_below(const char* name, Wide value, long long least, const char* index, const char* type) {
+    if (value && *value >= least) return;
+    throw std::invalid_argument(std::string(name) + ": " + index + " = " +
+                                (value ? std::to_string(*value) : std::string("more than 64 bits hold")) +
+                                " is below the smallest " + type + " (" + std::to_string(least) + "): an index of " +
+                                name + " is computed from it and would wrap around");
+}
+
+}  // namespace detail
+#endif
+"""
+
 
 def _base(t: str) -> str:
     while Arg("", t).is_pointer:
@@ -285,8 +309,11 @@ def generate(api: Api, source: str) -> dict[str, str]:
     out += ["}", ""]
     if checks:
         out.append(_CHECKS)
-    if limits:
+    kinds = {lim.below for e in api.exports for found in e.index_limits.values() for lim in found}
+    if False in kinds:
         out.append(_LIMITS)
+    if True in kinds:
+        out.append(_LIMITS_BELOW)
     for e in api.exports:
         if any(a.is_pointer for a in e.args):
             out += _overload(e, types)

@@ -34,9 +34,11 @@ def _length(n, of, hi):
     return n
 
 
-def _wraps(name, index, value, most, type):
-    """An index of `name` is computed from `index`, which a call must keep in `type`."""
-    raise ValueError(f"{name}: {index} = {value} is past the largest {type} ({most}): "
+def _wraps(name, index, value, end, type):
+    """An index of `name` is computed from `index`, which a call must keep in `type`: `value` is
+    past `end`, the type's largest value, or below it, its smallest."""
+    side = "below the smallest" if value < end else "past the largest"
+    raise ValueError(f"{name}: {index} = {value} is {side} {type} ({end}): "
                      f"an index of {name} is computed from it and would wrap around")
 
 
@@ -68,5 +70,5 @@ def limit_lines(a, lim, rename) -> list[str]:
     type, with the parameters spelled by `rename` (INT_CHECK's `_wraps` raises)."""
     from .plan import cap_expr
     value = cap_expr(lim.index.text(), rename)
-    return [f"if {value} > {lim.most}:",
+    return [f"if {value} {'<' if lim.below else '>'} {lim.most}:",
             f"    _wraps({a.name!r}, {lim.index.text()!r}, {value}, {lim.most}, {lim.type!r})"]

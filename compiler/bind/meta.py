@@ -108,8 +108,12 @@ class Export:
                          ", ".join(f"{p} >= {e.text()}" for p, e in self.extents.items()))
         notes += [f"Length not checked: {p} ({why})" for p, why in self.unchecked.items()]
         if self.index_limits:
+            pointers: dict = {}  # a limit several pointers share is listed once
+            for p, found in self.index_limits.items():
+                for lim in found:
+                    pointers.setdefault(lim, []).append(p)
             notes.append("Index range checked before the call: " +
-                         ", ".join(f"{lim.text()} for {p}" for p, found in self.index_limits.items() for lim in found))
+                         ", ".join(f"{lim.text()} for {', '.join(ps)}" for lim, ps in pointers.items()))
         return notes
 
 

@@ -74,9 +74,12 @@ def prologue(export: Export) -> list[Step]:
         pending.remove(step)
         done.add(step.arg.name)
         order.append(step)
-    last = -1
+    last, placed = -1, set()
     for name, found in export.index_limits.items():
         for lim in found:  # as early as its names are bound: nothing is allocated for a refused call
+            if lim in placed:  # the same limit of another pointer: one check refuses the call
+                continue
+            placed.add(lim)
             bound = [k for k, step in enumerate(order) if step.kind == "length" and step.arg.name in lim.index.names()]
             last = max([last + 1] + [k + 1 for k in bound])
             order.insert(last, Step("limit", by_name[name], limit=lim))

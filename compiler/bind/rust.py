@@ -142,7 +142,8 @@ def _wrapper(e: Export, types: _Types, default: set[str]) -> list[str]:
         return [f'__ea_check("{a.name}", {ident(a.name)}.len(), &[{polys}], "{extent.text()}", "{cap}");']
 
     def limit(a: Arg, lim) -> list[str]:
-        return [f'__ea_limit("{a.name}", {_poly(lim.index)}, {lim.most}, "{lim.index.text()}", "{lim.type}");']
+        helper = "__ea_limit_below" if lim.below else "__ea_limit"
+        return [f'{helper}("{a.name}", {_poly(lim.index)}, {lim.most}, "{lim.index.text()}", "{lim.type}");']
 
     body = prologue_lines(e, length, alloc, check, limit)
     call_args = []
@@ -218,6 +219,21 @@ fn __ea_limit(name: &str, value: Option<i128>, most: i128, index: &str, ty: &str
 }
 """
 
+# The same for a limit below: the value must stay at or above `least`, the type's smallest.
+_LIMITS_BELOW = """\
+/// Panics unless `value` (the polynomial `index`; None past an i128) is at least `least`, the
+/// smallest value of the type an index of `name` is computed in: below it the index wraps around.
+fn __ea_limit_below(name: &str, value: Option<i128>, least: i128, index: &str, ty: &str) {
+    let shown = match value {
+        Some(v) if v >= least => return,
+        Some(v) => v.to_string(),
+        None => String::from("more than an i128 holds"),
+    };
+    panic!("{}: {} = {} is below the smallest {} ({}): an index of {} is computed from it and would wrap around",
+           name, index, shown, ty, least, name);
+}
+"""
+
 
 def generate(api: Api, source: str) -> dict[str, str]:
     types = _Types(api.structs)
@@ -235,8 +251,11 @@ def generate(api: Api, source: str) -> dict[str, str]:
     out += ["    }", "}", ""]
     if any(e.extents for e in api.exports):
         out.append(_CHECKS)
-    if any(e.index_limits for e in api.exports):
+    kinds = {lim.below for e in api.exports for found in e.index_limits.values() for lim in found}
+    if False in kinds:
         out.append(_LIMITS)
+    if True in kinds:
+        out.append(_LIMITS_BELOW)
     for e in api.exports:
         out += _wrapper(e, types, default)
     return {f"{api.stem}.rs": "\n".join(out).rstrip("\n") + "\n"}

@@ -13,7 +13,8 @@ an export with pointer parameters (`bounds/`; README, "Metadata"):
   provable, when there is one;
 - `"index_limits"`: {pointer: [{"index": polynomial, "max": integer, "type":
   name}]} for the values its indices are computed from that a call could
-  take past their integer type (`bounds/limits.py`), when there is one.
+  take past their integer type (`bounds/limits.py`), when there is one;
+  `"min"` in place of `"max"` for one that could go below it.
 A pointer in neither `extents` nor `unchecked` is never touched. Then
 `"parallel"` for an export that may be split into chunks (`parallel.py`).
 The exports listed are those the library defines (the build passes them):

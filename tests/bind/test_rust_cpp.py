@@ -67,6 +67,14 @@ export func grid(c: *mut f32, rows: i32, cols: i32) {
     }
 }
 
+export func trim(c: *mut f32, n: i32, m: i32) {
+    let mut i: i32 = 0
+    while i < m - 1 {
+        if i < n { c[i] = 0.0 }
+        i = i + 1
+    }
+}
+
 export func any_neg(x: *f64, count: u64) -> bool {
     let mut i: u64 = 0
     while i < count {
@@ -98,6 +106,7 @@ fn main() {
         Some("blur") => { let mut d = vec![0.0f32; 4]; bufs::blur3(&x[..5], &mut d); return; }
         Some("grid") => { let mut c = vec![0.0f32; 11]; bufs::grid(&mut c, 3, 4); return; }
         Some("huge") => { let mut c = vec![0.0f32; 11]; bufs::grid(&mut c, i32::MAX, i32::MAX); return; }
+        Some("below") => { let mut c = vec![0.0f32; 1]; bufs::trim(&mut c, i32::MIN); return; }
         _ => {}
     }
     let mut y = y0.clone();
@@ -165,6 +174,7 @@ int main(int argc, char** argv) {
             if (mode == "blur") ea::blur3(std::span(x).first(5), d);
             if (mode == "grid") ea::grid(g, 3, 4);
             if (mode == "huge") ea::grid(g, INT32_MAX, INT32_MAX);
+            if (mode == "below") ea::trim(g, INT32_MIN);
         } catch (const std::invalid_argument& err) {
             std::cout << "caught: " << err.what() << '\\n';
             return 3;
@@ -299,6 +309,9 @@ MISMATCH = {
     # the index limit comes first: the i32 index cols * rows - 1 would wrap (outputs/bounds/limits.py)
     "huge": "c: cols * rows - 1 = 4611686014132420608 is past the largest i32 (2147483647): an index of c "
             "is computed from it and would wrap around",
+    # m - 1 at i32's smallest m is its largest: the loop would run past c (n is c's length)
+    "below": "c: m - 1 = -2147483649 is below the smallest i32 (-2147483648): an index of c "
+             "is computed from it and would wrap around",
 }
 
 

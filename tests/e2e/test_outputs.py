@@ -96,9 +96,10 @@ export kernel gain(src: *restrict f32, dst: *mut f32, g: f32) over i in n step 8
 
 # TOOLCHAIN.md §3, verbatim, except the extension fields of an export with pointers (README,
 # "Metadata"): "min_lengths" (the extents that are one parameter), "extents" and "extent_terms"
-# (the elements each array needs), "unchecked" (the arrays whose need is not provable), and
-# "parallel" (how an export may be split into chunks; hist16 writes bins at data-dependent
-# indices, so it may not).
+# (the elements each array needs), "unchecked" (the arrays whose need is not provable),
+# "index_limits" (the loop's `i + 8 <= n` must not wrap: n + 8 stays in i32), and "parallel"
+# (how an export may be split into chunks; hist16 writes bins at data-dependent indices, so it
+# may not).
 SPEC_JSON = """{
   "library": "img.so",
   "exports": [
@@ -118,6 +119,7 @@ SPEC_JSON = """{
       "min_lengths": {"src": "n", "dst": "n"},
       "extents": {"src": "n", "dst": "n"},
       "extent_terms": {"src": [[[1, "n"]]], "dst": [[[1, "n"]]]},
+      "index_limits": {"src": [{"index": [[1, "n"], [8]], "max": 2147483647, "type": "i32"}], "dst": [{"index": [[1, "n"], [8]], "max": 2147483647, "type": "i32"}]},
       "parallel": {"length": "n", "granule": 8, "combine": "none", "split": ["src", "dst"]}
     }
   ],

@@ -12,10 +12,11 @@ when i >= 1 is known), nested loops (`i * n + j`), immutable and mutable
 locals tracked per program point, called functions inlined, the lanes of
 vector accesses from the intrinsic table's `Memory` (intrinsics/table.py),
 `ptr_as_*` views converted to the parameter's elements. The lowest index
-must be provably >= 0. Index arithmetic is taken as exact, and each value
-an index is computed from gets a limit, its type's largest value, where
-the parameters' types do not already keep it there (`limits.py`): a call
-that would make an index wrap around its type is refused, not run.
+must be provably >= 0. Integer arithmetic is taken as exact, and each value
+an index, a guard or a loop counter is computed from gets limits, its
+type's largest (and smallest) value, where the parameters' types do not
+already keep it there (`wraps.py`, `limits.py`): a call that would make
+such a value wrap around its type is refused, not run.
 
 Written to `.ea.json` as the export fields `extents`, `extent_terms`,
 `unchecked` and `index_limits` (`outputs/metadata.py`)."""

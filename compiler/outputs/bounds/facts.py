@@ -94,6 +94,23 @@ class Facts:
                 return b
         return found[0] if found else None
 
+    def lower(self, p: Poly) -> Poly | None:
+        """The greatest of the lower bounds of `p` that one is provably above the others, else the first."""
+        found = self.bounds(p, up=False)
+        for b in found:
+            if all(self.params_nonneg(b - other) for other in found):
+                return b
+        return found[0] if found else None
+
+    def knowing(self, param_lo: dict[str, int]) -> "Facts":
+        """These facts with parameter minimums known elsewhere in the same call added."""
+        f = self.child()
+        for name, least in param_lo.items():
+            if least > f.param_lo.get(name, least - 1):
+                f.param_lo[name] = least
+                f._memo.clear()
+        return f
+
     def nonneg(self, p: Poly) -> bool:
         """`p >= 0` is proved here."""
         if p.is_const:

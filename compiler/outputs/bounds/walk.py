@@ -12,7 +12,8 @@ atoms (`i + 32 <= n`: the atom is at most n - 32), as an `if` narrows them
 in its branches (and the opposite in `else`). Each access is bounded where
 it happens: its lowest index must be provably >= 0 and its highest index +
 lanes gives a polynomial in the parameters; else the pointer is unchecked,
-with the reason."""
+with the reason. That proof holds only while the code's integer arithmetic
+stays in its types: what each access needs for it is `wraps.py`'s."""
 from __future__ import annotations
 
 from ...intrinsics.table import Intrinsic
@@ -24,6 +25,7 @@ from .poly import Poly
 from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR, WRAPS
 from .limits import IndexLimit, needed, poly_range
 from .values import FROM_DATA, Ref, Values, fits_i32, int_range, integer, lanes_of, wrapped
+from .wraps import CARRY, Wraps
 
 BUDGET_NODES = 200_000  # statements and expressions visited, inlined bodies included
 
@@ -32,7 +34,7 @@ class TooLarge(Exception):
     pass
 
 
-class Walk(Values):
+class Walk(Wraps, Values):
     def __init__(self, program: A.Program, decisions):
         super().__init__(program, decisions)
         self.written_in: dict[int, tuple] = {}
@@ -44,7 +46,8 @@ class Walk(Values):
         {pointer: the index limits its accesses need (limits.py)})."""
         self.found: dict[str, list[tuple[Poly, dict]]] = {}
         self.unchecked: dict[str, str] = {}
-        self.limits: dict[str, list[IndexLimit]] = {}
+        self.reset_wraps()
+        resolved: dict[str, list[IndexLimit]] = {}
         self.stack = [func.name]
         self.visited = 0
         ints = {p.name for p in func.params if integer(p.ty)}
@@ -55,9 +58,11 @@ class Walk(Values):
             env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
         try:
             self.block(func.body.stmts, env, Facts(ints))
+            resolved = self.resolve()
         except (TooLarge, RecursionError):  # calls inlined deeper than Python's stack: nothing is claimed
             self.unchecked = {p.name: BUDGET for p in func.params if isinstance(p.ty, T.Pointer)}
-        limits = {name: needed(found, ranges) for name, found in self.limits.items() if name not in self.unchecked}
+        limits = {p.name: needed(resolved[p.name], ranges) for p in func.params  # in parameter order
+                  if p.name in resolved and p.name not in self.unchecked}
         return self.found, self.unchecked, {name: found for name, found in limits.items() if found}
 
     def fail(self, ref: Ref, reason: str) -> None:
@@ -76,14 +81,20 @@ class Walk(Values):
     def stmt(self, s, env: dict, facts: Facts) -> None:
         self.tick()
         if isinstance(s, A.Let):
-            env[s.name] = self.bind(s.value, s.ty, env, facts)
+            state = self.bind(s.value, s.ty, env, facts)
+            needs = self.arithmetic(s.value, env, facts) if integer(s.ty) else []
+            env[s.name] = state
+            self.carry(env, s.name, needs)
         elif isinstance(s, A.Assign):
             if isinstance(s.target, A.Name):
                 state = self.bind(s.value, s.target.ty, env, facts)
+                needs = self.arithmetic(s.value, env, facts) if integer(s.target.ty) else []
                 if isinstance(state, Ref):  # a pointer variable that changes: not followed
                     self.fail(state, REBOUND)
                     state = None
                 env[s.target.name] = state
+                self.carry(env, s.target.name, needs)
+                self.stepped(s.target.name, needs, state, facts)
             else:
                 self.visit(s.target, env, facts)
                 self.visit(s.value, env, facts)
@@ -121,17 +132,22 @@ class Walk(Values):
         ends = []
         for positive, body in ((True, s.then), (False, s.orelse)):
             inner, branch_env = facts.child(), dict(env)
-            undo = self.guard(s.cond, positive, branch_env, inner)
+            undo, needs = self.guard(s.cond, positive, branch_env, inner)
+            self.regions.append(needs)
             if isinstance(body, A.Block):
                 self.block(body.stmts, branch_env, inner)
             elif body is not None:
                 self.branch(body, branch_env, inner)
+            self.regions.pop()
             for name, state in branch_env.items():
                 if isinstance(state, Poly):
                     branch_env[name] = state.rename(undo)
             ends.append(branch_env)
         counters = self.written(s)[2]
         then_env, else_env = ends
+        carries = (then_env.pop(CARRY, {}), else_env.pop(CARRY, {}))
+        carry = {name: tuple(dict.fromkeys(carries[0].get(name, ()) + carries[1].get(name, ())))
+                 for name in carries[0].keys() | carries[1].keys()}
         for name in then_env.keys() | else_env.keys():
             a, b = then_env.get(name, _MISSING), else_env.get(name, _MISSING)
             if a == b and a is not _MISSING:
@@ -144,34 +160,59 @@ class Walk(Values):
                 if isinstance(state, Ref):
                     self.fail(state, REBOUND)
             if name in counters and isinstance(a, Poly) and isinstance(b, Poly) and isinstance(env.get(name), Poly):
-                env[name] = Poly.name(facts.fresh(lo=[env[name]]))  # no smaller than before
+                atom = facts.fresh(lo=[env[name]])  # no smaller than before
+                env[name] = Poly.name(atom)
+                self.merged(atom, (a, b), (carries[0].get(name, ()), carries[1].get(name, ())))
+                carry[name] = ()
             else:
                 env[name] = None
+        env[CARRY] = carry
 
     def loop(self, s: A.While, env: dict, facts: Facts) -> None:
         inner = facts.child()
-        head = self.havoc(s.body, env, dict(env), inner)
+        head, counters = self.havoc(s.body, env, dict(env), inner)
+        at_head = dict(head)
         self.visit(s.cond, head, inner)
-        self.guard(s.cond, True, head, inner)
-        self.block(s.body.stmts, head, inner)
-        self.havoc(s.body, env, env, facts)
+        sides = self.guard(s.cond, True, head, inner, deferred=True)[1]
+        region: list = []  # filled below: the counters' steps bound the condition's arithmetic
+        self.walk_body(s.body, head, inner, counters, region)
+        named = {x.name for side in sides for x in A.walk([side]) if isinstance(x, A.Name)}
+        if sides:
+            self.loop_condition(sides, region, {n: a for n, a in counters.items() if n in named}, env, at_head, facts)
+        self.after_loop(s.body, env, env, facts, counters)
+
+    def walk_body(self, body: A.Block, env: dict, facts: Facts, counters: dict[str, str], region: list) -> None:
+        self.heads.append(counters)
+        self.regions.append(region)
+        self.block(body.stmts, env, facts)
+        self.regions.pop()
+        self.heads.pop()
+
+    def after_loop(self, body: A.Block, before: dict, env: dict, facts: Facts, counters: dict[str, str]) -> None:
+        """`env` after a loop: a counter is its value before or one its steps made (wraps.py)."""
+        entry = {name: before.get(name) for name in counters}
+        for name, atom in self.havoc(body, before, env, facts)[1].items():
+            if name in counters:
+                self.exited(atom, counters[name], entry[name])
 
     def foreach(self, s: A.ForEach, env: dict, facts: Facts) -> None:
         self.visit(s.start, env, facts)
         self.visit(s.end, env, facts)
         start = self.value(s.start, env) if fits_i32(s.start.ty) else None
         end = self.value(s.end, env) if fits_i32(s.end.ty) else None  # evaluated once, before the loop
+        ends = self.arithmetic(s.start, env, facts) + self.arithmetic(s.end, env, facts)  # computed once, here
         entry = dict(env)
         inner = facts.child()
-        head = self.havoc(s.body, env, dict(env), inner)
+        head, counters = self.havoc(s.body, env, dict(env), inner)
         lo, hi = [start] if start is not None else [], [end - Poly.const(1)] if end is not None else []
         atom = inner.fresh(lo, hi)
         if lo and hi:
             inner.assume(hi[0] - lo[0])
         head[s.var] = Poly.name(atom)
-        self.block(s.body.stmts, head, inner)
+        self.carry(head, s.var, ())
+        self.walk_body(s.body, head, inner, counters, ends)
         assigned, declared, _ = self.written(s.body)
-        self.havoc(s.body, entry, env, facts)
+        self.after_loop(s.body, entry, env, facts, counters)
         for name in declared | {s.var}:  # the loop's names go out of scope: the outer ones are back
             if name not in assigned:
                 if name in entry:
@@ -179,26 +220,41 @@ class Walk(Values):
                 else:
                     env.pop(name, None)
 
-    def havoc(self, body: A.Block, before: dict, env: dict, facts: Facts) -> dict:
+    def havoc(self, body: A.Block, before: dict, env: dict, facts: Facts) -> tuple[dict, dict[str, str]]:
         """`env` where `body` may have run any number of times: a counter is
         a fresh atom no smaller than its value in `before`, anything else
-        the body writes or declares unknown."""
+        the body writes or declares unknown; and {counter: its atom}."""
         assigned, declared, counters = self.written(body)
+        atoms: dict[str, str] = {}
+        carry = dict(env.get(CARRY, {}))
         for name in assigned | declared:
             state = before.get(name)
+            carry.pop(name, None)  # a counter's atom needs what its steps do (wraps.py)
             if isinstance(state, Ref):  # a pointer the loop may rebind is not followed
                 self.fail(state, REBOUND)
             if name in counters and isinstance(state, Poly):
-                env[name] = Poly.name(facts.fresh(lo=[state]))
+                atoms[name] = facts.fresh(lo=[state])
+                env[name] = Poly.name(atoms[name])
             else:
                 env[name] = None
-        return env
+        env[CARRY] = carry
+        return env, atoms
 
-    def guard(self, cond: A.Expr, positive: bool, env: dict, facts: Facts) -> dict[str, str]:
+    def guard(self, cond: A.Expr, positive: bool, env: dict, facts: Facts, deferred: bool = False) -> tuple:
         """Learn that `cond` is `positive` here: parameter minimums, narrower
-        atoms (substituted in `env`). Returns {narrow atom: the atom it narrows}."""
+        atoms (substituted in `env`). Returns ({narrow atom: the atom it
+        narrows}, what the comparisons learnt from need); a comparison whose
+        arithmetic may wrap teaches nothing. `deferred` (a loop's condition,
+        wraps.py): every comparison is learnt from, and their sides returned."""
         undo: dict[str, str] = {}
-        for q in self.conditions(cond, positive, env):
+        learnt, needs = [], []
+        for q, sides in self.conditions(cond, positive, env):
+            found = [] if deferred else self.trusted(sides, env, facts)
+            if found is None:
+                continue
+            learnt.append((q, sides))
+            needs += found
+        for q, sides in learnt:
             facts.assume(q)
             movable = [n for n in q.names() if n in facts.atoms and q.degree_in(n) == 1
                        and q.by_power(n)[1].is_const and abs(q.by_power(n)[1].value) == 1]
@@ -216,10 +272,11 @@ class Walk(Values):
                 if isinstance(state, Poly) and name in state.names():
                     env[key] = state.substitute(name, Poly.name(narrow))
             undo[narrow] = undo.get(name, name)
-        return undo
+        return undo, [side for _, sides in learnt for side in sides] if deferred else needs
 
-    def conditions(self, cond: A.Expr, positive: bool, env: dict) -> list[Poly]:
-        """`cond` (or its negation) as polynomials that are >= 0, where it says so."""
+    def conditions(self, cond: A.Expr, positive: bool, env: dict) -> list[tuple[Poly, tuple]]:
+        """`cond` (or its negation) as polynomials that are >= 0, where it says so, each with
+        the two sides of the comparison it comes from."""
         cond = A.unparen(cond)
         if isinstance(cond, A.Unary) and cond.op == "!":
             return self.conditions(cond.operand, not positive, env)
@@ -243,9 +300,10 @@ class Walk(Values):
         left, right = self.value(cond.left, env), self.value(cond.right, env)
         if left is None or right is None:
             return []
-        one = Poly.const(1)
-        return {"<": [right - left - one], "<=": [right - left], ">": [left - right - one],
-                ">=": [left - right], "==": [right - left, left - right]}[op]
+        one, sides = Poly.const(1), (cond.left, cond.right)
+        found = {"<": [right - left - one], "<=": [right - left], ">": [left - right - one],
+                 ">=": [left - right], "==": [right - left, left - right]}[op]
+        return [(q, sides) for q in found]
 
     # ---- what a stretch of code writes ----
     def written(self, block: A.Block | A.If) -> tuple[set[str], set[str], set[str]]:
@@ -337,24 +395,29 @@ class Walk(Values):
     def inline(self, call: A.Call, name: str, env: dict, facts: Facts) -> None:
         """Walk the callee's body with its parameters bound to the arguments' states."""
         targets = self.funcs.get(name, [])
-        states = []
+        states, carries = [], []
         for k, arg in enumerate(call.args):
             pointer = any(k < len(f.params) and isinstance(f.params[k].ty, T.Pointer) for f in targets)
             ref = self.pointer(arg, env) if pointer else None
             if ref is None:
                 self.visit(arg, env, facts)
                 states.append(self.value(arg, env) if integer(arg.ty) else None)
+                carries.append(tuple(self.arithmetic(arg, env, facts)) if integer(arg.ty) else ())
             else:
                 states.append(ref)
+                carries.append(())
             if isinstance(ref, Ref) and (name in self.stack or not targets):
                 self.fail(ref, RECURSION if targets else ESCAPE)
         if name in self.stack:
             return
         self.stack.append(name)
+        outer, self.heads = self.heads, []  # the callee's names are not the caller's counters
         for f in targets:
             callee_env = {p.name: (s if not isinstance(s, Poly) or integer(p.ty) else None)
                           for p, s in zip(f.params, states)}
+            callee_env[CARRY] = {p.name: c for p, c in zip(f.params, carries) if c}
             self.block(f.body.stmts, callee_env, facts.child())
+        self.heads = outer
         self.stack.pop()
 
     # ---- one access ----
@@ -389,7 +452,7 @@ class Walk(Values):
                 return
             high = Poly({m: c // ref.den for m, c in rest.terms.items()}) + Poly.const(-(-high.value // ref.den))
         self.found.setdefault(ref.param, []).append((high, dict(facts.param_lo)))
-        self.index_limits(ref, index, env, facts)
+        self.note_access(ref, index, at, env, facts)
 
     def stays_above(self, value: Poly, least: int, facts: Facts) -> bool:
         """`value` >= `least` is proved: one of its lower bounds, over the parameters' ranges
@@ -402,25 +465,6 @@ class Walk(Values):
             if found is not None and found[0] >= least:
                 return True
         return False
-
-    def index_limits(self, ref: Ref, index: A.Expr, env: dict, facts: Facts) -> None:
-        """The limits of the integer values `index` is computed from: its arithmetic and the
-        variables it reads (a local holds arithmetic done before), each in its own type."""
-        stack = [index]
-        while stack:
-            x = stack.pop()
-            self.tick()  # each node's value is a walk of its own: a huge index spends the budget
-            most = int_range(getattr(x, "ty", None))
-            if most is not None and isinstance(x, (A.Binary, A.Unary, A.Name)):
-                value = self.value(x, env)
-                top = facts.upper(value) if value is not None else None
-                if top is not None and not top.is_const:
-                    self.limits.setdefault(ref.param, []).append(IndexLimit(top, most[1], x.ty.name))
-                elif top is not None and top.value > most[1]:  # `K + K` for an i8 K of 100: always wraps
-                    self.fail(ref, WRAPS)
-                if value is not None and not self.stays_above(value, most[0], facts):
-                    self.fail(ref, WRAPS)
-            stack += A.children(x)
 
 
 def _unsigned_difference(e: A.Expr) -> bool:
