@@ -4,6 +4,8 @@ they do not depend on the host or the checkout's location.
 Regenerate with `pytest tests/tui/test_tui_snapshots.py --snapshot-update`."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tui_support import EXAMPLES, SIZE, compiled, make_app
@@ -12,8 +14,12 @@ BAD = "// a type error\nexport func f(a: f32) -> i32 {\n    return a\n}\n"
 
 
 @pytest.fixture
-def in_examples(monkeypatch):
-    monkeypatch.chdir(EXAMPLES.parent)
+def in_examples(monkeypatch, tmp_path):
+    """A copy of examples/ without what runs leave there (the bench history the Tune and Bench
+    panes show, compiled files), so a checkout where `ea bench` has run renders the same."""
+    shutil.copytree(EXAMPLES, tmp_path / "examples",
+                    ignore=shutil.ignore_patterns(".ea-bench", "__eacache__", "*.so", "*.o", "*.ea.json", "baselines"))
+    monkeypatch.chdir(tmp_path)
     return "examples/fma.ea"
 
 
