@@ -34,6 +34,20 @@ def test_an_f16_literal_past_its_range_is_infinity_as_an_f32_one_is():
     assert a.errors == [] and generate(a).object()
 
 
+def test_a_float_literal_its_type_cannot_hold_is_named():
+    """It becomes infinity, silently until now; a literal that rounds to the largest value does not."""
+    src = ("export func g() -> f16 {\n    return 70000.0\n}\n"
+           "export func h(x: f32) -> f32 {\n    let big: f32 = 500000000000000000000000000000000000000000.0\n"
+           "    return x * big\n}\n"
+           "export func fits() -> f16 {\n    return 65519.0\n}\n")
+    assert messages(src) == [
+        "warning[type] 2:12: 70000.0 is past the largest f16 (65504): it is infinity",
+        "warning[type] 5:20: 500000000000000000000000000000000000000000.0 is past the largest f32 (3.4028235e38): "
+        "it is infinity"]
+    a = analyze(src, "k.ea", X86)
+    assert [d.span.end - d.span.start for d in a.diagnostics] == [7, 44]  # the whole literal
+
+
 def test_bitwise_constants_do_not_compute_the_shifts_too():
     """`5 & -1` evaluated `5 << -1` as well (a ValueError: an internal error in the editor on
     every keystroke); `1 | 9223372036854775807` shifted by 2^63 (a MemoryError)."""

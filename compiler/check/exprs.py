@@ -2,6 +2,8 @@
 structs and vectors, and calls."""
 from __future__ import annotations
 
+import struct
+
 from .. import intrinsics
 from ..diagnostics import Label, Suggestion
 from ..intrinsics.migrations import migration
@@ -29,6 +31,14 @@ class ExprChecker(OperatorChecker):
         return T.INT_LIT
 
     def _float(self, e, expected):
+        fmt = _PACKED.get(getattr(expected, "name", None))
+        if fmt is not None:
+            try:
+                struct.pack(fmt, e.value)
+            except OverflowError:  # rounds past the type's largest finite value
+                self.sink.warning("type", "float-range", f"{e.text} is past the largest {expected.name} "
+                                  f"({_LARGEST[expected.name]}): it is infinity", e.span,
+                                  notes=[f"{_WIDER[expected.name]} holds it"])
         return T.FLOAT_LIT
 
     def _bool(self, e, expected):
@@ -292,3 +302,8 @@ ExprChecker._dispatch = {
     A.Binary: lambda self, e, x: self.check_binary(e, x),
     A.Paren: ExprChecker._paren, A.ErrorExpr: ExprChecker._error,
 }
+
+
+_PACKED = {"f16": "<e", "f32": "<f"}  # a literal these cannot pack is infinity in that type
+_LARGEST = {"f16": "65504", "f32": "3.4028235e38"}
+_WIDER = {"f16": "f32", "f32": "f64"}
