@@ -172,6 +172,36 @@ def test_if_guards_narrow_and_their_else_too():
     assert one(both) == ({"x": "n"}, {})
 
 
+def test_a_guard_on_a_scaled_counter_bounds_the_index_it_names():
+    """`if 4 * i + 3 < n` narrows no atom (i's coefficient is 4), so x's extent was 4 * m, from
+    the loop: a call with m = 1000 and ten elements was refused though it reads below n. The
+    guard names the index whole: it is at most n - 1 (and `2 * i - k >= 0` keeps it >= 0)."""
+    src = """export func ktimes(x: *u8, m: i32, n: i32) -> i32 {
+    let mut s: i32 = 0
+    for i in 0..m {
+        let t: i32 = i * 4 + 3
+        if t < n { s = s + to_i32(x[t]) }
+    }
+    return s
+}
+export func g2i(x: *u8, m: i32, n: i32) -> i32 {
+    let mut s: i32 = 0
+    for i in 0..m {
+        if 2 * i < n { s = s + to_i32(x[2 * i]) }
+    }
+    return s
+}
+export func back(x: *u8, m: i32, k: i32) -> i32 {
+    let mut s: i32 = 0
+    for i in 0..m {
+        if 2 * i - k >= 0 { s = s + to_i32(x[2 * i - k]) }
+    }
+    return s
+}
+"""
+    assert bounds(src) == {"ktimes": ({"x": "n"}, {}), "g2i": ({"x": "n"}, {}), "back": ({"x": "-k + 2 * m - 1"}, {})}
+
+
 def test_several_reaches_give_their_maximum():
     """x[0] is read even when n is 0: max(n, 1); the other functions of the file read n."""
     got = bounds((ROOT / "examples" / "reductions.ea").read_text())

@@ -53,6 +53,11 @@ export func inner(x: *u8, out: *mut u8, n: i32) {
     }
 }
 
+export func last(x: *u8, n: i32) -> i32 {
+    if n - 1 >= 0 { return to_i32(x[n - 1]) }
+    return 0
+}
+
 export kernel twice(x: *u8, out: *mut u8) over i in n step 32 tail scalar {
     out[i] = x[i] + x[i]
 } {
@@ -92,6 +97,8 @@ def test_the_arithmetic_a_loop_reaches_its_elements_by_gets_limits():
         "held": ({"x": "n"}, {}, [f"k + m - 1 <= {I32} (i32)"]),
         # n - 1 at i32's smallest n is its largest: a limit below
         "inner": ({"x": "n", "out": "n - 1"}, {}, [f"n - 1 >= {LEAST} (i32)"]),
+        # judged by what was known before the guard, not by the n >= 1 it teaches
+        "last": ({"x": "n"}, {}, [f"n - 1 >= {LEAST} (i32)"]),
         # the kernel loop's i + 32 <= n, with i up to n (its last step's value)
         "twice": ({"x": "n", "out": "n"}, {}, [f"n + 32 <= {I32} (i32)"]),
         # after the loop i is 0 or up to n: its i + 2 needs n + 2, which n + 4 (the loop's) covers
@@ -125,6 +132,7 @@ for fast in (True, False):  # the fast entry point, the binding behind it
     f = (lambda name: getattr(k, name)) if fast else (lambda name: getattr(k, name).__self__.binding)
     for name, args, n in (("every_other", (big,), 2**31 - 1), ("shifted", (one, 2, 2**31 - 1), 1),
                           ("held", (one, 2, 2**31 - 1), 1), ("inner", (none, none), -2**31),
+                          ("last", (none,), -2**31),
                           ("twice", (big, big), 2**31 - 4), ("every_other", (big,), 5)):
         try:
             print(name, f(name)(*args, n=n))  # n: else the length of the first array
@@ -145,6 +153,7 @@ def test_such_calls_are_refused_not_run(tmp_path):
         f"shifted x: k + m - 1 = 2147483648 {past}: {then.format('x')}",
         f"held x: k + m - 1 = 2147483648 {past}: {then.format('x')}",
         f"inner x: n - 1 = -2147483649 {below}: {then.format('x')}",
+        f"last x: n - 1 = -2147483649 {below}: {then.format('x')}",
         f"twice x: n + 32 = 2147483676 {past}: {then.format('x')}",
         "every_other 0",
     ] * 2

@@ -36,6 +36,7 @@ class Facts:
         self.params = params  # the exported function's integer parameters
         self.atoms: dict[str, Atom] = {}
         self.param_lo: dict[str, int] = {}
+        self.assumed: list[Poly] = []  # conditions known to hold here (each >= 0)
         self._numbers = count()
         self._memo: dict = {}  # (poly, up) -> bounds; cleared when a fact is learnt
 
@@ -43,6 +44,7 @@ class Facts:
         """Facts for a nested stretch (a loop body, a branch): what it learns stays there."""
         f = Facts.__new__(Facts)
         f.params, f.atoms, f.param_lo, f._numbers = self.params, dict(self.atoms), dict(self.param_lo), self._numbers
+        f.assumed = list(self.assumed)
         f._memo = dict(self._memo)  # the child knows all the parent does: its bounds still hold
         return f
 
@@ -86,9 +88,22 @@ class Facts:
                 break
         return found[:_CHOICES]
 
+    def direct(self, p: Poly, up: bool) -> list[Poly]:
+        """Bounds of `p` from a condition that names it whole: under `4 * i + 3 < n`, `4 * i + 3`
+        is at most n - 1 (a guard that scales a counter narrows none of its atoms)."""
+        mine = p.names() & self.atoms.keys()
+        found: list[Poly] = []
+        for q in self.assumed:
+            r = p + q if up else p - q  # p <= p + q, p >= p - q
+            if mine and not (r.names() & mine):
+                found += [b for b in self.bounds(r, up) if b not in found]
+        return found
+
     def upper(self, p: Poly) -> Poly | None:
-        """The least of the upper bounds of `p` that one is provably below the others, else the first."""
-        found = self.bounds(p, up=True)
+        """The least of the upper bounds of `p` that one is provably below the others, else the
+        first: a guard's own (`direct`) before those of the loops around it."""
+        found = self.direct(p, up=True)
+        found += [b for b in self.bounds(p, up=True) if b not in found]
         for b in found:
             if all(self.params_nonneg(other - b) for other in found):
                 return b
@@ -115,7 +130,7 @@ class Facts:
         """`p >= 0` is proved here."""
         if p.is_const:
             return p.value >= 0
-        return any(self.params_nonneg(low) for low in self.bounds(p, up=False))
+        return any(self.params_nonneg(low) for low in self.bounds(p, up=False) + self.direct(p, up=False))
 
     def params_nonneg(self, p: Poly) -> bool:
         """`p` (over the parameters) is >= 0 given their known minimums."""
@@ -128,6 +143,7 @@ class Facts:
     # ---- learning ----
     def assume(self, q: Poly) -> None:
         """`q >= 0` holds here: a parameter alone in a bound of it gets a minimum."""
+        self.assumed.append(q)
         for up in self.bounds(q, up=True):
             if up.degree != 1 or len(up.names()) != 1:
                 continue

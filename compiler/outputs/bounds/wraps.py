@@ -65,6 +65,7 @@ class Wraps:
         with what the variables it reads carry."""
         found: list = []
         carry = env.get(CARRY, {})
+        here = None  # the facts as they are now: a guard after this teaches `facts` more
         stack = [e]
         while stack:
             x = stack.pop()
@@ -75,7 +76,8 @@ class Wraps:
                 most = int_range(getattr(x, "ty", None))
                 value = self.value(x, env) if most is not None else None
                 if value is not None and not value.is_const:
-                    found.append(Need(value, most, x.ty.name, facts))
+                    here = here or facts.child()
+                    found.append(Need(value, most, x.ty.name, here))
                 elif value is not None and not most[0] <= value.value <= most[1]:  # `K + K`, i8 K = 100
                     found.append(WRAPS)
             stack += A.children(x)
