@@ -202,6 +202,25 @@ export func back(x: *u8, m: i32, k: i32) -> i32 {
     assert bounds(src) == {"ktimes": ({"x": "n"}, {}), "g2i": ({"x": "n"}, {}), "back": ({"x": "-k + 2 * m - 1"}, {})}
 
 
+def test_unsigned_parameters_and_guards_on_sums_keep_an_index_non_negative():
+    """A u32 index cannot be negative, and `a + b >= 0` says a + b is not: both were unchecked
+    ("its index may be negative"). `x[a]` under `a < n` keeps its own a + 1 (no minimum)."""
+    src = """export func uk(x: *u8, k: u32, n: u32) -> i32 {
+    if k < n { return to_i32(x[k]) }
+    return 0
+}
+export func ab(x: *u8, a: i32, b: i32, n: i32) -> i32 {
+    if a + b >= 0 && a + b < n { return to_i32(x[a + b]) }
+    return 0
+}
+export func q_a(x: *u8, a: i32, n: i32) -> i32 {
+    if a < n { if a >= 0 { return to_i32(x[a]) } }
+    return 0
+}
+"""
+    assert bounds(src) == {"uk": ({"x": "k + 1"}, {}), "ab": ({"x": "a + b + 1"}, {}), "q_a": ({"x": "a + 1"}, {})}
+
+
 def test_several_reaches_give_their_maximum():
     """x[0] is read even when n is 0: max(n, 1); the other functions of the file read n."""
     got = bounds((ROOT / "examples" / "reductions.ea").read_text())

@@ -91,7 +91,9 @@ class Facts:
     def direct(self, p: Poly, up: bool) -> list[Poly]:
         """Bounds of `p` from a condition that names it whole: under `4 * i + 3 < n`, `4 * i + 3`
         is at most n - 1 (a guard that scales a counter narrows none of its atoms)."""
-        mine = p.names() & self.atoms.keys()
+        # An upper bound only for an index of counters: `x[a]` under `if a < n` keeps its own
+        # a + 1 (neither is the smaller everywhere, and an extent has no minimum).
+        mine = p.names() & (self.atoms.keys() if up else p.names())
         found: list[Poly] = []
         for q in self.assumed:
             r = p + q if up else p - q  # p <= p + q, p >= p - q

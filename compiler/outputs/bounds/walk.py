@@ -57,7 +57,9 @@ class Walk(Wraps, Values):
         for p in func.params:
             env[p.name] = Ref(p.name) if isinstance(p.ty, T.Pointer) else Poly.name(p.name) if p.name in ints else None
         try:
-            self.block(func.body.stmts, env, Facts(ints))
+            facts = Facts(ints)
+            facts.param_lo = {name: 0 for name, (lo, _) in ranges.items() if lo == 0}  # unsigned: never below 0
+            self.block(func.body.stmts, env, facts)
             resolved = self.resolve()
         except (TooLarge, RecursionError):  # calls inlined deeper than Python's stack: nothing is claimed
             self.unchecked = {p.name: BUDGET for p in func.params if isinstance(p.ty, T.Pointer)}
