@@ -268,14 +268,14 @@ class _Emitter:
                 need, enough = self.polynomial(poly, values, wide), self.tmp()
                 self.emit(f"{enough} = icmp sge i64 {sizes[name]}, {need}")
                 self.check(enough)
-        for found in e.index_limits.values():
-            for lim in found:  # in its type (outputs/bounds/limits.py); past it the binding raises
-                value, kept = self.polynomial(lim.index, values, wide), self.tmp()
-                if lim.below:
-                    self.emit(f"{kept} = icmp sge i64 {value}, {max(lim.most, -(1 << 63))}")
-                else:
-                    self.emit(f"{kept} = icmp sle i64 {value}, {min(lim.most, (1 << 63) - 1)}")
-                self.check(kept)
+        # Each limit once (pointers share them): in its type (outputs/bounds/limits.py), past it the binding raises.
+        for lim in dict.fromkeys(lim for found in e.index_limits.values() for lim in found):
+            value, kept = self.polynomial(lim.index, values, wide), self.tmp()
+            if lim.below:
+                self.emit(f"{kept} = icmp sge i64 {value}, {max(lim.most, -(1 << 63))}")
+            else:
+                self.emit(f"{kept} = icmp sle i64 {value}, {min(lim.most, (1 << 63) - 1)}")
+            self.check(kept)
         self.release(sizes[next(a.name for a in e.args if a.is_pointer)] if sizes else None)
         ret = IR_SCALARS[e.ret] if e.ret else "void"
         call_args = ", ".join(f"{values[a.name][0]}{abi_extension(a.type)} {values[a.name][1]}" for a in e.args)
