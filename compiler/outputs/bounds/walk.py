@@ -22,7 +22,7 @@ from ...syntax import ast as A
 from ...typesys import model as T
 from .facts import Facts
 from .poly import Poly
-from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR, WRAPS
+from .reasons import BUDGET, DATA, ESCAPE, NEGATIVE, REBOUND, RECURSION, SHAPE, UNBOUNDED, UNITS, VECTOR
 from .limits import IndexLimit, needed, poly_range
 from .values import FROM_DATA, Ref, Values, fits_i32, int_range, integer, lanes_of, wrapped
 from .wraps import CARRY, Wraps

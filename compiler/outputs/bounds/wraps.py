@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
+from math import prod
 
 from ...syntax import ast as A
 from .limits import IndexLimit
@@ -58,6 +59,7 @@ class Wraps:
         self.heads: list[dict[str, str]] = []  # the loops being walked: {counter: head atom}
         self.regions: list[list] = []  # what the guards around this point need
         self.pending: list[tuple] = []  # accesses: (ref, needs, regions, atoms, parameter minimums)
+        self.judged: dict = {}  # (need, parameter minimums) -> what fits found: a guard's is asked twice
 
     # ---- what arithmetic needs ----
     def arithmetic(self, e: A.Expr, env: dict, facts) -> list:
@@ -88,6 +90,13 @@ class Wraps:
         the value is used, so in the whole call): limits, or WRAPS where none can."""
         if need == WRAPS:
             return [WRAPS]
+        key = (id(need), tuple(sorted(param_lo.items())))
+        if key not in self.judged:
+            self.tick()
+            self.judged[key] = self._fits(need, param_lo)
+        return self.judged[key]
+
+    def _fits(self, need: Need, param_lo: dict) -> list:
         facts = need.facts.knowing(param_lo)
         values = self.expand(need.value, facts)
         if values is None:
@@ -169,7 +178,7 @@ class Wraps:
                 region.append(WRAPS)
                 return
             choices.append([(name, start, None)] + [(name, start, top) for top in tops])
-        if _count(choices) > _COMBINATIONS:
+        if prod(len(c) for c in choices) > _COMBINATIONS:
             region.append(WRAPS)
             return
         for combination in product(*choices):
@@ -203,7 +212,6 @@ class Wraps:
         """Each access's needs, now that every step is known: limits per pointer; a pointer one of
         whose accesses may wrap is unchecked."""
         limits: dict[str, list[IndexLimit]] = {}
-        memo: dict = {}
         for ref, own, regions, atoms, param_lo in self.pending:
             if ref.param in self.unchecked:
                 continue
@@ -212,22 +220,10 @@ class Wraps:
             # value is used (given the guards there, so in the whole call).
             every = [(x, param_lo) for x in own] + [(x, param_lo) for a in atoms for x in self.needs.get(a, ())]
             every += [(x, {}) for r in regions for x in r]
-            found: list = []
-            for need, known in every:
-                key = (id(need), tuple(sorted(known.items())))
-                if key not in memo:
-                    self.tick()
-                    memo[key] = self.fits(need, known)
-                found += memo[key]
+            found = [x for need, known in every for x in self.fits(need, known)]
             if WRAPS in found:
                 self.fail(ref, WRAPS)
             else:
                 limits.setdefault(ref.param, []).extend(found)
         return limits
 
-
-def _count(choices: list[list]) -> int:
-    n = 1
-    for c in choices:
-        n *= len(c)
-    return n
