@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from predict_bench import GOALS, SOURCES, STEADY, _f, summary  # noqa: E402
@@ -34,6 +35,7 @@ def main() -> int:
         loop.corrected_ports = lambda timing, moves: timing.rthroughput
     from ea_compiler.bench import load_suite
     from ea_compiler.bench.cycle_report import hot_loop
+    from ea_compiler.bench.predicted_side import running_loop
     from ea_compiler.build import compile_source
     from ea_compiler.inspect import inspect, predict_function
     from ea_compiler.inspect.predict import memory_for
@@ -55,7 +57,9 @@ def main() -> int:
     for r in rows:
         r.setdefault("alignment", 64)  # files from before the alignment was recorded: arrays on a line
         (analysis, module), functions = compiled[(r["suite"], r["function"])]
-        index = hot_loop(functions[r["function"]])
+        fn = functions[r["function"]]
+        index = hot_loop(fn)  # then the loop the call ran: the streaming copy on big calls, as measured
+        index = running_loop(fn, index, SimpleNamespace(n=r["n"], alignment=r["alignment"]))
         lp = predict_function(analysis, module, r["function"], working_set_bytes=r["working_set"],
                               alignment=r["alignment"], memory=memory).loops[index]
         r["predicted_before"], r["predicted"], r["limit"] = r["predicted"], lp.cycles_per_iter, lp.limit.value

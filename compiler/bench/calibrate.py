@@ -6,7 +6,9 @@ seconds) and cached per CPU (predict/memory.py says where).
   `addchain`) takes the model's latency per addition (llvm-mca); time /
   cycles gives the frequency (`cpu MHz` of /proc/cpuinfo without a model);
 * read bandwidth per level: `readsum` over an array half the size of L1,
-  half of L2, a quarter of L3, and four times L3 (DRAM), in bytes per cycle;
+  half of L2, four times L2 and a quarter of L3 (the L3's near and far
+  figures: a shared L3 serves a small set faster), and four times L3 (DRAM),
+  in bytes per cycle;
   and at the same working sets, split over the streams, the patterns of
   MemoryModel.patterns: two reads (`read2`), a read and a write (`copy1`),
   two reads and a write (`or2`), a read and a non-temporal write (`copynt1`),
@@ -91,8 +93,8 @@ def _cpuinfo_ghz() -> float:
 
 def calibrate(options: Options | None = None, cancel: threading.Event | None = None, tell=lambda s: None):
     """Measure, save in the per-CPU cache and return the MemoryModel."""
-    from ..inspect.predict.memory import (MemoryModel, calibration_path, host_cache_sizes, load_calibration,
-                                          save_calibration)
+    from ..inspect.predict.memory import (L3_FAR, NEAR_L2, NEAR_L3, MemoryModel, calibration_path,
+                                          host_cache_sizes, load_calibration, save_calibration)
     from .core_state import FetchProbe, calibration_verdict, wait_until_alone
     from .envinfo import cpu_model, timestamp
     options = options or Options()
@@ -113,14 +115,15 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     rng = np.random.default_rng(7)
     bpc: dict[str, float] = {}
     patterns: dict[str, dict[str, float]] = {}
-    for level, ws in (("L1", sizes["L1"] // 2), ("L2", sizes["L2"] // 2), ("L3", sizes["L3"] // 4),
-                      ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
+    near = sizes["L2"] * NEAR_L2 if sizes["L2"] * NEAR_L2 < sizes["L3"] // L3_FAR else 0
+    for level, ws in (("L1", sizes["L1"] // 2), ("L2", sizes["L2"] // 2), *([(NEAR_L3, near)] if near else []),
+                      ("L3", sizes["L3"] // L3_FAR), ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
         reps = max(1, (8 << 20) // ws)  # about 8 MB moved per call
         got = {name: round(gbs / ghz, 2) for name, gbs in _bandwidths(k, ws, reps, rng, cancel).items()}
         bpc[level] = got.pop("read")
         for name, value in got.items():
             patterns.setdefault(name, {})[level] = value
-        tell(f"{level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
+        tell(f"{'L3 (near)' if level == NEAR_L3 else level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
              + ", ".join(f"{name} {value:.1f}" for name, value in got.items()))
 
     loop, _, rough = _loop_model(options, "expmap")
@@ -133,7 +136,7 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
     if fetch_cycles is not None:
         tell(f"front end: {fetch_cycles:.2f} cycles per op-cache fetch")
     model = MemoryModel(cache_bytes={lv: sizes[lv] for lv in ("L1", "L2", "L3")}, bytes_per_cycle=bpc,
-                        ghz=round(ghz, 3), call_cycles=call_cycles, patterns=patterns,
+                        ghz=round(ghz, 3), call_cycles=call_cycles, patterns=patterns, l3_near_bytes=near,
                         source=f"calibrated on {cpu_model()} {timestamp()[:10]}",
                         **({"fetch_cycles": fetch_cycles} if fetch_cycles is not None else {}))
     previous = load_calibration()

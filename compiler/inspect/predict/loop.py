@@ -9,9 +9,11 @@ Per iteration, with the data in level L:
     cycles  = max(core, memory) + calls × cycles per call
 Spills and reloads (moves to and from the stack frame) are not kernel
 traffic: they stay in the core term (they use load/store ports, in L1) and
-are counted apart. Beyond L1 loads count per stream (traffic.py); what a
-store costs beyond its bytes (write-allocate) is in the calibrated
-bandwidth of the pattern."""
+are counted apart; with the data in L2 or the L3 they add their L1 time to
+the memory term (stack_cycles). Beyond L1 loads count per stream
+(traffic.py); what a store costs beyond its bytes (write-allocate) is in the
+calibrated bandwidth of the pattern. The L3's figure at a working set lies
+between its near and far calibrations (MemoryModel.l3_far_weight)."""
 from __future__ import annotations
 
 from ..asm import AsmFunction
@@ -19,7 +21,7 @@ from ..cfg import Loop
 from ..classify import Info
 from ..model import LoopReport
 from .mca import BlockTiming
-from .memory import NUMPY_ALIGNMENT, MemoryModel, line_offset
+from .memory import NEAR_L3, NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .carried import MOVE_CYCLES
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
 from .pipes import corrected_ports, is_move_to_integer
@@ -73,21 +75,24 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     core_limit = Limit.FRONT_END if front > core else Limit.LATENCY if core > ports * LATENCY_MARGIN else Limit.PORTS
     core = max(core, front)
     call_cycles = round(sum(calls.values()) * memory.call_cycles, 2)
-    by_level, limits = {}, {}
     in_l1 = memory_cycles(traffic, "L1", memory)
+    stack = stack_cycles(traffic, memory)
+
+    def at(level: str, limit: Limit) -> tuple[float, Limit]:
+        mem = memory_cycles(traffic, level, memory)
+        if level != "L1" and level != "DRAM":
+            mem += stack
+        mem = max(in_l1, mem)  # every load still passes L1's ports
+        bound = Limit.CALLS if call_cycles > max(core, mem) else limit if mem > core else core_limit
+        return round(max(core, mem) + call_cycles, 2), bound
+
+    by_level, limits = {}, {}
     for level in LEVELS:
-        mem = max(in_l1, memory_cycles(traffic, level.value, memory))  # every load still passes L1's ports
-        cycles = max(core, mem) + call_cycles
-        by_level[level.value] = round(cycles, 2)
-        if call_cycles > max(core, mem):
-            limits[level] = Limit.CALLS
-        elif mem > core:
-            limits[level] = level
-        else:
-            limits[level] = core_limit
+        by_level[level.value], limits[level] = at(level.value, level)
+    near = at(NEAR_L3, Limit.L3) if memory.l3_near_bytes else None
 
     def figure(working_set: int | None, blend: bool = True) -> tuple[float, Limit, Limit]:
-        return _at_size(traffic, by_level, limits, memory, report.depth, call_cycles, working_set, blend)
+        return _at_size(traffic, by_level, limits, memory, report.depth, call_cycles, working_set, blend, near)
 
     cycles, limit, level = figure(working_set_bytes)
     ranges = _ranges(limits, by_level, memory)
@@ -108,9 +113,11 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
 
 def _at_size(traffic: Traffic, by_level: dict[str, float], limits: dict[Limit, Limit], memory: MemoryModel,
              depth: int, call_cycles: float, working_set_bytes: int | None,
-             blend: bool = True) -> tuple[float, Limit, Limit]:
+             blend: bool = True, near: tuple[float, Limit] | None = None) -> tuple[float, Limit, Limit]:
     """(cycles, limit, level) at a working set of the whole kernel. `blend`: near the L3's size,
-    part of the bytes from DRAM (MemoryModel.last_level_share); without it, each level's own figure."""
+    part of the bytes from DRAM (MemoryModel.last_level_share); without it, each level's own figure.
+    `near`: (cycles, limit) with the L3's near calibration, weighed against its far one by the
+    working set (MemoryModel.l3_far_weight)."""
     # A loop two levels deep (matmul's j in i, k) goes over 2-D data n^3 times: its rows are reused
     # and are what it needs close; a loop one level deep (rows, columns) streams the whole set.
     # But a row the enclosing loop moves on (ikj's row of B, a new one every k) is reused only
@@ -119,11 +126,15 @@ def _at_size(traffic: Traffic, by_level: dict[str, float], limits: dict[Limit, L
     if working_set_bytes and depth >= 2:
         working_set_bytes = inner_working_set(traffic, working_set_bytes)
     level = memory.level(working_set_bytes)
-    cycles, limit = by_level[level.value], limits[level]
+    l3, l3_limit = by_level[Limit.L3.value], limits[Limit.L3]
+    if near is not None:  # a small set in the L3 comes faster than the far calibration's
+        weight = memory.l3_far_weight(working_set_bytes)
+        l3, l3_limit = round(near[0] + (l3 - near[0]) * weight, 2), l3_limit if weight >= 0.5 else near[1]
+    cycles, limit = (l3, l3_limit) if level is Limit.L3 else (by_level[level.value], limits[level])
     share = memory.last_level_share(working_set_bytes)
     if blend and level in (Limit.L3, Limit.DRAM) and 0.0 < share < 1.0:  # near the L3's size: part from DRAM
-        cycles = round(share * by_level[Limit.L3.value] + (1.0 - share) * by_level[Limit.DRAM.value], 2)
-        limit = limits[Limit.L3 if share >= 0.5 else Limit.DRAM]  # what binds most of the bytes
+        cycles = round(share * l3 + (1.0 - share) * by_level[Limit.DRAM.value], 2)
+        limit = l3_limit if share >= 0.5 else limits[Limit.DRAM]  # what binds most of the bytes
     if traffic.walking and whole and depth >= 2 and memory.level(whole) is not level:
         far = memory.level(whole)
         walk = traffic.walking / memory.bandwidth("read", far.value) + call_cycles
@@ -176,6 +187,15 @@ def memory_cycles(t: Traffic, level: str, memory: MemoryModel) -> float:
     if t.stored_nt:
         cycles += t.stored_nt / memory.bandwidth("read", "DRAM")
     return cycles
+
+
+def stack_cycles(t: Traffic, memory: MemoryModel) -> float:
+    """Cycles a loop's spills and reloads add to its time with the data in L2 or the L3: their
+    bytes at L1's bandwidth, L1 work the cache's fills do not overlap with (dot_u8i8's variants
+    on AMD EPYC Zen 3, 64K elements in L2, cycles per 1024 elements: 8 accumulators 82; 32 with
+    20 spills and 20 reloads 116; 64 with 52 and 52, 94; the L2's bandwidth alone gives 67 for
+    each). From DRAM the core's waits leave room for them: there they stay in the core term."""
+    return t.stack / memory.bandwidth("copy", "L1")
 
 
 def _without_ownership_reads(reads: float, stored: float, in_place: float) -> float:

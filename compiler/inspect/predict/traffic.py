@@ -49,6 +49,7 @@ class Traffic:
     split_stored: float = 0.0  # the same for ordinary stores
     walking: int = 0  # unique bytes of the read streams the enclosing loop moves on (origin.advanced_by_parent)
     stored_in_place: int = 0  # bytes of ordinary stores into bytes the loop reads itself (`y = a*x + y`)
+    stack: int = 0  # bytes of spills and reloads (not the kernel's traffic: L1 work all the same)
 
     @property
     def writes(self) -> bool:
@@ -118,7 +119,7 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
     """The kernel's traffic along the loop's likely path (stack spills and calls left out), its
     arrays starting `line_offset` bytes past a line; `advancing`: the base registers the
     enclosing loop moves on."""
-    loaded = stored = stored_nt = gathered = 0
+    loaded = stored = stored_nt = gathered = stack = 0
     split_loaded = split_stored = 0.0
     streams: dict[str, list[tuple[int, int]]] = {}
     written: set = set()
@@ -126,7 +127,10 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
     unplaced = 0
     for i in lp.path:
         ins, info = fn.instrs[i], infos[i]
-        if info.spill or info.call:
+        if info.call:
+            continue
+        if info.spill:
+            stack += info.load_bytes + info.store_bytes
             continue
         if info.stores:
             key, disp = _address(ins.operands, arm) or (str(i), 0)
@@ -167,7 +171,7 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
                    if any(lo < disp + size and disp < hi for lo, hi in streams.get(key, ())))
     return Traffic(loaded, unique, len(rows) + (1 if unplaced else 0), stored, stored_nt, gathered,
                    len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored, walking,
-                   in_place)
+                   in_place, stack)
 
 
 def _rows(streams: dict[str, list], origin: dict[str, str]) -> list[list[str]]:
