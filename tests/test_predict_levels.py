@@ -62,7 +62,7 @@ def test_the_l3_figure_lies_between_its_near_and_far_calibration():
     assert main_loop(dot(4), 2 << 20, MEM).cycles_per_iter == far
 
 
-def test_a_calibration_without_the_near_figure_still_loads(tmp_path, monkeypatch):
+def test_the_near_figure_is_saved_and_a_model_without_it_uses_the_far_one(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     save_calibration(NEAR)
     assert load_calibration() == NEAR
