@@ -15,6 +15,9 @@ seconds) and cached per CPU (predict/memory.py says where).
   bytes read and written counted once; and
   each of these with the arrays 16 bytes past a cache line (`read@16`, ...:
   half of the 32-byte accesses cross a line, as with NumPy's arrays);
+  and beyond L2, two read streams with and without a software prefetch of
+  each some bytes ahead (`read2s8pf`, `read2s32pf`: one every 32 or 128
+  bytes of a stream; a prefetch far ahead slows a stream from DRAM);
 * a libm call: `expmap` (one `expf` per element), its measured cycles per
   iteration less the model's cycles for the rest of the loop, per call;
 * an op-cache fetch (predict/frontend.py): `fetchloop`, a loop of four ops
@@ -70,6 +73,26 @@ def _bandwidths(k, ws: int, reps: int, rng, cancel) -> dict[str, float]:
     return {name: moved[name] / stats[name].p10_ns for name in calls}
 
 
+def _prefetched(k, ws: int, reps: int, rng, cancel) -> dict[str, float]:
+    """Bytes per nanosecond of two read streams over arrays of ws bytes in all, a trip moving
+    `spacing` bytes of each (PREFETCH_SPACINGS), as they are (`read2/<spacing>`) and with each
+    stream prefetched PREFETCH_DISTANCES bytes ahead (`read2/<spacing>+pf<distance>`), in
+    alternating turns."""
+    from ..inspect.predict.memory import PREFETCH_DISTANCES, PREFETCH_SPACINGS, prefetch_pattern
+    n = ws // 4 // 2 // 64 * 64
+    arrays = place([rng.integers(0, 1 << 31, n, dtype=np.int32) for _ in range(2)])
+    calls = {}
+    for spacing in PREFETCH_SPACINGS:
+        fn = f"read2s{spacing // 4}"
+        calls[prefetch_pattern(spacing)] = (lambda f: lambda: f(*arrays, reps))(getattr(k, fn))
+        for distance in PREFETCH_DISTANCES:
+            calls[prefetch_pattern(spacing, distance)] = (
+                lambda f, d: lambda: f(*arrays, reps, d))(getattr(k, fn + "pf"), distance // 4)
+    stats = measure(calls, Budget(seconds=0.25, min_samples=5, max_samples=60, sample_ns=1e6, warmup_ns=5e6,
+                                  cpu_time=True), cancel)
+    return {name: 8 * n * reps / stats[name].p10_ns for name in calls}
+
+
 def _loop_model(options: Options, name: str):
     """(main loop's prediction, its instruction mix) of a calibration kernel, with no call cost."""
     from ..inspect import inspect
@@ -93,8 +116,9 @@ def _cpuinfo_ghz() -> float:
 
 def calibrate(options: Options | None = None, cancel: threading.Event | None = None, tell=lambda s: None):
     """Measure, save in the per-CPU cache and return the MemoryModel."""
-    from ..inspect.predict.memory import (L3_FAR, NEAR_L2, NEAR_L3, MemoryModel, calibration_path,
-                                          host_cache_sizes, load_calibration, save_calibration)
+    from ..inspect.predict.memory import (L3_FAR, NEAR_L2, NEAR_L3, PREFETCH_DISTANCES, PREFETCH_SPACINGS,
+                                          MemoryModel, prefetch_pattern, calibration_path, host_cache_sizes, load_calibration,
+                                          save_calibration)
     from .core_state import FetchProbe, calibration_verdict, wait_until_alone
     from .envinfo import cpu_model, timestamp
     options = options or Options()
@@ -120,11 +144,17 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
                       ("L3", sizes["L3"] // L3_FAR), ("DRAM", max(sizes["L3"] * 4, 64 << 20))):
         reps = max(1, (8 << 20) // ws)  # about 8 MB moved per call
         got = {name: round(gbs / ghz, 2) for name, gbs in _bandwidths(k, ws, reps, rng, cancel).items()}
+        if level not in ("L1", "L2"):  # a prefetch into L1 of data in L2 or closer: nothing to measure
+            got.update({name: round(gbs / ghz, 2) for name, gbs in _prefetched(k, ws, reps, rng, cancel).items()})
         bpc[level] = got.pop("read")
         for name, value in got.items():
             patterns.setdefault(name, {})[level] = value
         tell(f"{'L3 (near)' if level == NEAR_L3 else level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
-             + ", ".join(f"{name} {value:.1f}" for name, value in got.items()))
+             + ", ".join(f"{name} {value:.1f}" for name, value in got.items() if "/" not in name))
+        if any("/" in name for name in got):
+            tell("  two streams prefetched, time against none: " + "; ".join(
+                f"one per {s} B: " + ", ".join(f"{d} B ahead {got[prefetch_pattern(s)] / got[prefetch_pattern(s, d)]:.2f}"
+                                               for d in PREFETCH_DISTANCES) for s in PREFETCH_SPACINGS))
 
     loop, _, rough = _loop_model(options, "expmap")
     calls = sum(loop.calls.values()) or 1

@@ -62,6 +62,10 @@ class LoopPrediction:
     rough: bool = False  # True: the fallback estimate (machine.py), not a machine model
     fetches: int | None = None  # op-cache fetches per iteration (frontend.py); None: placement not known
     front_end_cycles: float = 0.0  # fetches x the machine's cycles per fetch
+    prefetch_ahead: list[int] = field(default_factory=list)  # bytes each prefetched stream is prefetched ahead
+    # level ("L3near", "L3", "DRAM") -> how many times longer the loop's bytes take there with its
+    # prefetches than without (calibrated; levels where nothing changes left out)
+    prefetch_slowdown: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         data = {k: v for k, v in vars(self).items() if k not in ("ranges", "limit", "level")}

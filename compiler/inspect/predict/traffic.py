@@ -30,6 +30,7 @@ from ..classify import Info
 from .origin import origins
 
 _NONTEMPORAL = ("movnt", "vmovnt", "stnp")
+_PREFETCH = ("prefetch", "prfm")
 LINE = 64  # bytes in a cache line
 SCALAR_GATHER = 4  # scalar loads through this many separate pointers: a gather written out
 _X86_MEM = re.compile(r"^(?P<disp>[^(]*)\((?P<rest>[^)]*)\)$")
@@ -50,6 +51,9 @@ class Traffic:
     walking: int = 0  # unique bytes of the read streams the enclosing loop moves on (origin.advanced_by_parent)
     stored_in_place: int = 0  # bytes of ordinary stores into bytes the loop reads itself (`y = a*x + y`)
     stack: int = 0  # bytes of spills and reloads (not the kernel's traffic: L1 work all the same)
+    # (bytes ahead, bytes of the stream per prefetch, bytes of the stream per iteration) of each
+    # read stream a software prefetch runs ahead of (`prefetch(a, i + d)`: prefetcht0 / prfm)
+    prefetched: tuple[tuple[int, float, int], ...] = ()
 
     @property
     def writes(self) -> bool:
@@ -125,9 +129,15 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
     written: set = set()
     stores: list[tuple[str, int, int]] = []  # (stream key, displacement, bytes) of ordinary stores
     unplaced = 0
+    prefetches: dict[str, list[int]] = {}  # stream key -> displacements of its prefetches
     for i in lp.path:
         ins, info = fn.instrs[i], infos[i]
         if info.call:
+            continue
+        if ins.mnemonic.startswith(_PREFETCH):
+            where = _address(ins.operands, arm)
+            if where is not None:
+                prefetches.setdefault(where[0], []).append(where[1])
             continue
         if info.spill:
             stack += info.load_bytes + info.store_bytes
@@ -171,7 +181,24 @@ def loop_traffic(fn: AsmFunction, infos: list[Info], lp: Loop, arm: bool, line_o
                    if any(lo < disp + size and disp < hi for lo, hi in streams.get(key, ())))
     return Traffic(loaded, unique, len(rows) + (1 if unplaced else 0), stored, stored_nt, gathered,
                    len(set(streams) | written) + (1 if unplaced else 0), split_loaded, split_stored, walking,
-                   in_place, stack)
+                   in_place, stack, _prefetched(prefetches, streams))
+
+
+def _prefetched(prefetches: dict[str, list[int]], streams: dict[str, list[tuple[int, int]]]) -> tuple:
+    """Traffic.prefetched: a prefetch belongs to the read stream of its address expression; it runs
+    ahead of the stream's first load by the difference of their displacements (LLVM addresses
+    `prefetch(a, i + 256)` and `load(a, i)` from one register: `(%rdi,%rcx,4)` and
+    `-1024(%rdi,%rcx,4)`). One behind or level with the loads, or on an address no load
+    shares, is left out."""
+    out = []
+    for key, disps in sorted(prefetches.items()):
+        if key not in streams:
+            continue
+        ahead = min(disps) - min(lo for lo, _ in streams[key])
+        if ahead > 0:
+            covered = _covered(streams[key])
+            out.append((ahead, covered / len(disps), covered))
+    return tuple(out)
 
 
 def _rows(streams: dict[str, list], origin: dict[str, str]) -> list[list[str]]:

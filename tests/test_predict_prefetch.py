@@ -1,0 +1,121 @@
+"""Software prefetches in a loop's prediction (compiler/inspect/predict/traffic.py,
+memory.py, loop.py): which stream a prefetch runs ahead of and by how much,
+and the time the calibration measured streams so prefetched take, beyond L2."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ea_compiler.build import compile_source
+from ea_compiler.inspect import predict_function
+from ea_compiler.inspect.predict import MemoryModel
+from ea_compiler.inspect.predict.memory import (NEAR_L3, PREFETCH_DISTANCES, PREFETCH_SPACINGS,
+                                                load_calibration, prefetch_pattern, save_calibration)
+from ea_compiler.options import Options
+
+ZEN3 = Options(target_cpu="znver3")
+CACHES = {"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20}
+READS = {"L1": 64.0, "L2": 32.0, "L3": 16.0, "DRAM": 4.0}
+# Bytes per cycle of two streams from DRAM: not prefetched 8; prefetched 256 .. 2048 bytes ahead.
+FROM_DRAM = {32: (8.0, 8.0, 8.0, 6.4, 5.0), 128: (8.0, 8.0, 8.0, 4.0, 4.0)}
+PATTERNS = {prefetch_pattern(s, d): {"DRAM": v}
+            for s, (base, *got) in FROM_DRAM.items()
+            for d, v in ((None, base), *zip(PREFETCH_DISTANCES, got))}
+MEM = MemoryModel(CACHES, READS, ghz=3.0, call_cycles=12.0, source="fixed", patterns=PATTERNS)
+
+
+def dot(accumulators: int, ahead: list[int | None]) -> str:
+    """A dot product of x and y with this many f32x8 accumulators; x and y prefetched `ahead`
+    elements ahead (None: that array not prefetched)."""
+    names = [f"acc{k}" for k in range(accumulators)]
+    hints = "".join(f"        prefetch({a}, i + {d})\n" for a, d in zip("xy", ahead) if d is not None)
+    body = "\n".join(f"        {a} = fma(load_f32x8(x, i + {8 * k}), load_f32x8(y, i + {8 * k}), {a})"
+                     for k, a in enumerate(names))
+    total = names[0]
+    for a in names[1:]:
+        total = f"({total} .+ {a})"
+    return ("export func dot(x: *restrict f32, y: *restrict f32, n: i32) -> f32 {\n"
+            + "".join(f"    let mut {a}: f32x8 = splat(0.0)\n" for a in names)
+            + f"    let mut i: i32 = 0\n    while i + {8 * accumulators} <= n {{\n{hints}{body}\n"
+            + f"        i = i + {8 * accumulators}\n    }}\n    return reduce_add({total})\n}}\n")
+
+
+def main_loop(source: str, memory: MemoryModel = MEM):
+    analysis, module = compile_source(source.encode(), "dot.ea", ZEN3)
+    fp = predict_function(analysis, module, "dot", working_set_bytes=1 << 28, memory=memory)
+    return max(fp.loops, key=lambda lp: lp.elements_per_iter or 0)
+
+
+@pytest.mark.parametrize("accumulators, ahead, ratio", [
+    (1, 256, 8.0 / 6.4),  # 1024 bytes ahead, a prefetch every 32 bytes of each array
+    (4, 256, 2.0),  # every 128 bytes
+    (1, 512, 8.0 / 5.0),  # 2048 bytes ahead
+    (1, 1024, 8.0 / 5.0),  # beyond the calibrated distances: the farthest's figure
+    (4, 64, 1.0),  # 256 bytes ahead: as fast as not prefetched
+])
+def test_streams_prefetched_ahead_take_the_time_measured_for_their_distance_and_spacing(accumulators, ahead, ratio):
+    plain = main_loop(dot(accumulators, [None, None]))
+    hinted = main_loop(dot(accumulators, [ahead, ahead]))
+    assert hinted.by_level["DRAM"] == pytest.approx(plain.by_level["DRAM"] * ratio, rel=1e-3)
+    # Nothing measured for L1 to L3 in MEM: no change there.
+    for level in ("L2", "L3"):
+        assert hinted.by_level[level] == pytest.approx(plain.by_level[level], abs=0.02)
+
+
+def test_one_prefetched_stream_of_two_takes_half_the_difference():
+    plain, one = main_loop(dot(4, [None, None])), main_loop(dot(4, [256, None]))
+    assert one.by_level["DRAM"] == pytest.approx(plain.by_level["DRAM"] * 1.5, rel=1e-3)
+
+
+def test_a_prefetch_at_or_behind_its_loads_is_not_ahead():
+    plain = main_loop(dot(1, [None, None]))
+    for behind in (0, -64):
+        assert main_loop(dot(1, [behind, behind])).by_level["DRAM"] == pytest.approx(plain.by_level["DRAM"], rel=1e-3)
+
+
+def test_the_ratio_between_calibrated_points_is_linear_in_log2():
+    assert MEM.prefetch_ratio("DRAM", 1024, 32) == pytest.approx(1.25)
+    assert MEM.prefetch_ratio("DRAM", 724, 128) == pytest.approx(1.5, abs=0.01)  # halfway from 512 to 1024
+    assert MEM.prefetch_ratio("DRAM", 1024, 64) == pytest.approx((1.25 + 2.0) / 2)  # halfway from 32 to 128
+    assert MEM.prefetch_ratio("DRAM", 64, 16) == 1.0 and MEM.prefetch_ratio("DRAM", 8192, 512) == 2.0
+    assert MEM.prefetch_ratio("L3", 1024, 32) == 1.0  # not measured
+    near = MemoryModel(CACHES, {**READS, NEAR_L3: 24.0}, 3.0, 12.0, patterns={
+        name: {"L3": v, NEAR_L3: v / 2} for name, by_level in PATTERNS.items() for v in by_level.values()},
+        l3_near_bytes=2 << 20)
+    assert near.prefetch_ratio("L3", 2048, 128) == 2.0 and near.prefetch_ratio(NEAR_L3, 2048, 128) == 2.0
+    older = MemoryModel(CACHES, {**READS, NEAR_L3: 24.0}, 3.0, 12.0, patterns={
+        name: {"L3": by_level["DRAM"]} for name, by_level in PATTERNS.items()}, l3_near_bytes=2 << 20)
+    assert older.prefetch_ratio(NEAR_L3, 2048, 128) == 2.0  # no near figures: the L3's
+
+
+def test_the_prefetch_figures_are_saved(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    save_calibration(MEM)
+    assert load_calibration().prefetch_ratio("DRAM", 2048, 32) == 8.0 / 5.0
+    assert sorted(PREFETCH_SPACINGS) == list(PREFETCH_SPACINGS) and sorted(PREFETCH_DISTANCES) == list(PREFETCH_DISTANCES)
+
+
+def test_the_prefetch_calibration_kernels_compute_what_they_say():
+    import ea
+    from pathlib import Path
+    k = ea.load(Path(__file__).resolve().parent.parent / "compiler/bench/calibrate.ea")
+    rng = np.random.default_rng(5)
+    a, b = (rng.integers(0, 1 << 20, 256, dtype=np.int32) for _ in range(2))
+    lanes = np.bitwise_or.reduce((a | b).reshape(-1, 8), axis=0)
+    want = int(lanes.astype(np.int64).sum().astype(np.int32))
+    assert k.read2s8(a, b, 2) == k.read2s32(a, b, 2) == want
+    assert k.read2s8pf(a, b, 2, 64) == k.read2s32pf(a, b, 2, 512) == want  # prefetches past the end: hints
+
+
+def test_the_report_names_the_prefetches_and_what_they_cost():
+    from ea_compiler.inspect.render import prediction_lines
+    analysis, module = compile_source(dot(4, [256, 512]).encode(), "dot.ea", ZEN3)
+    fp = predict_function(analysis, module, "dot", working_set_bytes=1 << 28, memory=MEM)
+    main = max(fp.loops, key=lambda lp: lp.elements_per_iter or 0)
+    assert main.prefetch_ahead == [1024, 2048] and main.prefetch_slowdown == {"DRAM": 2.0}
+    assert ("      per iteration: prefetches 1024 B and 2048 B ahead of 2 streams: their bytes take x2 the time "
+            "from DRAM (measured)") in prediction_lines(fp)
+    bare = MemoryModel(CACHES, READS, ghz=3.0, call_cycles=12.0, source="fixed")
+    fp = predict_function(analysis, module, "dot", working_set_bytes=1 << 28, memory=bare)
+    assert ("      per iteration: prefetches 1024 B and 2048 B ahead of 2 streams (not calibrated: no time "
+            "counted for them)") in prediction_lines(fp)
