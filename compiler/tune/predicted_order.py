@@ -1,7 +1,8 @@
 """`ea tune --predicted`: the search tries its candidates in the order of
 their predicted time (compiler/inspect/predict at the suite's largest size),
 times only those predicted faster than the current best (the original at first; at the
-largest or the smallest size: at a DRAM size every variant of a streaming loop ties), and
+largest or the smallest size, with the core alone or shared with a busy hardware thread: at a
+DRAM size every variant of a streaming loop ties), and
 stops after PATIENCE candidates in a row were not accepted, or after a
 quarter of all candidates (KEEP). Each candidate is compiled (no run) to predict it:
 far cheaper than a timed evaluation. The candidates are the whole space when it
@@ -35,17 +36,20 @@ def predicted_cycles(text: str, path: str, options, function: str, spec: BenchSp
 
 
 def predicted_cycles_at(text: str, path: str, options, function: str, spec: BenchSpec,
-                        sizes) -> dict[int, float | None]:
-    """predicted_cycles at each of `sizes`, from one compile of the text."""
+                        sizes, memories: tuple = (None,)) -> dict[int, float | None]:
+    """predicted_cycles at each of `sizes`, from one compile of the text; with several
+    `memories` (MemoryModel; None: the host's), {(n, k): cycles with the k-th} instead."""
     from ..build import compile_source
     try:
         analysis, module = compile_source(text.encode(), path, options)
     except Exception:  # noqa: BLE001 - a candidate the model cannot read is timed like any other
         module = None
-    return {n: None if module is None else _at(analysis, module, function, spec, n) for n in sizes}
+    got = {(n, k): None if module is None else _at(analysis, module, function, spec, n, memory)
+           for n in sizes for k, memory in enumerate(memories)}
+    return {n: got[n, 0] for n in sizes} if len(memories) == 1 else got
 
 
-def _at(analysis, module, function: str, spec: BenchSpec, n: int) -> float | None:
+def _at(analysis, module, function: str, spec: BenchSpec, n: int, memory=None) -> float | None:
     from ..bench.cycle_report import hot_loop
     from ..bench.cycle_run import loop_elements
     from ..bench.cycle_sizes import working_set
@@ -53,7 +57,7 @@ def _at(analysis, module, function: str, spec: BenchSpec, n: int) -> float | Non
     try:
         # alignment 64: the tuner times its candidates on arrays placed on a cache line (bench.inputs.make_args)
         report = inspect_module(analysis, module, names=[function], predict=True,
-                                working_set_bytes=working_set(spec, n), alignment=64)
+                                working_set_bytes=working_set(spec, n), memory=memory, alignment=64)
         fn = next(f for f in report.functions if f.name == function)
         index = hot_loop(fn)
         if index is None or fn.prediction is None or index >= len(fn.prediction.loops):
@@ -123,8 +127,19 @@ def predicted_search(space: Space, base: Analysis, estimate: Callable[[str], tup
 
 
 def predicted_times(text: str, path: str, options, function: str, spec: BenchSpec) -> tuple | None:
-    """(cycles at the suite's largest size, at its smallest): the order the tuner's score
-    (largest size) gives, ties broken where the data sit in cache."""
-    at = predicted_cycles_at(text, path, options, function, spec, (max(spec.sizes), min(spec.sizes)))
-    large, small = at[max(spec.sizes)], at[min(spec.sizes)]
-    return None if large is None or small is None else (large, small)
+    """(cycles at the suite's largest size, at its smallest; the same with the core shared): the
+    order the tuner's score (largest size) gives, ties broken where the data sit in cache.
+    The tuner scores medians, and on a machine whose cores' other hardware threads run other
+    tenants' work part of the samples are taken with the op cache's fetches taking twice as long
+    (frontend.SHARED_FETCH_CYCLES): a loop bound by its fetches then takes twice its time. dot_u8i8's
+    one-accumulator loop (2.1 cycles an iteration, front end; unrolled x2 bound by L2 alike) had a
+    median 1.7x its unrolled variant's at 64K, the same 10th percentile."""
+    import dataclasses
+    from ..inspect.predict import memory_for
+    from ..inspect.predict.frontend import SHARED_FETCH_CYCLES
+    quiet = memory_for(options)
+    shared = dataclasses.replace(quiet, fetch_cycles=max(quiet.fetch_cycles, SHARED_FETCH_CYCLES))
+    sizes = (max(spec.sizes), min(spec.sizes))
+    at = predicted_cycles_at(text, path, options, function, spec, sizes, (quiet, shared))
+    times = tuple(at[n, k] for k in (0, 1) for n in sizes)
+    return None if None in times else times

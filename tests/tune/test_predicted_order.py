@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from ea_compiler.analysis import analyze
 from ea_compiler.bench import load_suite
 from ea_compiler.options import Options
@@ -133,3 +135,26 @@ def test_ea_tune_predicted_times_fewer_variants_and_unrolls_the_latency_bound_lo
     assert timed and "unroll" in timed[0]["label"], [(a["label"], a["outcome"]) for a in doc["history"]]
     assert all("unroll" in a["label"] for a in ranked_only), [(a["label"], a["outcome"]) for a in doc["history"]]
     assert not doc["best_label"] or "unroll" in doc["best_label"]
+
+
+def test_a_loop_bound_by_its_fetches_is_also_predicted_with_the_core_shared(monkeypatch):
+    """dot_u8i8's one-accumulator loop and its unrolled x2 variant tie with the core alone (front
+    end against L2 at 64K); with the core shared the loop's fetches take twice as long, and the
+    tuner's medians see that: the unrolled variant is worth timing."""
+    from ea_compiler.inspect.predict.memory import DEFAULT
+    from ea_compiler.tune.predicted_order import predicted_times, promising
+    monkeypatch.setattr("ea_compiler.inspect.predict.load_calibration", lambda: None)  # DEFAULT's figures
+    root = Path(__file__).resolve().parents[2] / "bench" / "tune_kernels"
+    spec = load_suite(root / "dot_u8.bench.toml").benches[0]
+    one = (root / "dot_u8.ea").read_text()
+    two = one.replace("""        acc = acc .+ madd_i16(maddubs_i16(load_u8x32(a, i), load_i8x32(w, i)), ones)
+        i = i + 32""", """        acc = acc .+ madd_i16(maddubs_i16(load_u8x32(a, i), load_i8x32(w, i)), ones)
+        acc = acc .+ madd_i16(maddubs_i16(load_u8x32(a, i + 32), load_i8x32(w, i + 32)), ones)
+        i = i + 64""").replace("while i + 32 <= n", "while i + 64 <= n")
+    assert two != one
+    zen3 = Options(target_cpu="znver3", target_triple="x86_64-unknown-linux-gnu")
+    t1, t2 = (predicted_times(text, "dot_u8.ea", zen3, spec.function, spec) for text in (one, two))
+    assert DEFAULT.fetch_cycles == 1.0 and len(t1) == len(t2) == 4
+    assert not promising(t2[:2], t1[:2])  # the core alone: no gain predicted at either size
+    assert t1[3] == pytest.approx(2 * t1[1], rel=0.05)  # 64K, shared: the fetches at twice the cycles
+    assert promising(t2, t1)

@@ -41,6 +41,7 @@ from collections import OrderedDict
 WINDOW = 64  # bytes of the aligned window one op-cache entry covers
 FETCH_OPS = 8  # ops one fetch delivers at most
 DEFAULT_FETCH_CYCLES = 1.0  # Zen 3, a core whose other thread is idle (measured; see above)
+SHARED_FETCH_CYCLES = 2.0  # Zen 3 while the core's other thread is busy (measured 2.0-2.4; see above)
 CANDIDATES = ("llvm-objdump-16", "llvm-objdump-14", "llvm-objdump", "objdump")
 _FUSES = re.compile(r"^(cmp|test)[bwlq]?$")
 _PADDING = re.compile(r"^(nop\w*|data16|cs|int3|xchg\s+%ax,\s*%ax)\b")
