@@ -87,7 +87,7 @@ def test_json_has_the_prediction(capsys, monkeypatch):
     assert fp["memory"] == "default (not calibrated)"
     main_loop = fp["loops"][0]
     assert (main_loop["role"], main_loop["limit"], main_loop["level"]) == ("main", "DRAM", "DRAM")
-    assert main_loop["cycles_per_iter"] == 51.2 and main_loop["by_level"]["L1"] == 4.0
+    assert main_loop["cycles_per_iter"] == 51.21 and main_loop["by_level"]["L1"] == 4.0  # 256 B at 5, 4.0 overlapped
     assert main_loop["ranges"][0] == {"limit": "ports", "low": 0, "high": 32 << 10, "cycles_per_iter": 4.0}
 
 
