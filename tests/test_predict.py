@@ -111,8 +111,8 @@ def test_dot_binding_limit_depends_on_the_working_set():
     report = inspect((ROOT / "examples/dot.ea").read_text(), "dot.ea", ZEN3, predict=True,
                      working_set_bytes=128 << 20, memory=MEM, alignment=64)
     assert _prediction_block(render_text(report))[1] == (
-        "    loop 1 main (32 elements): 64 c/iter at 128M (DRAM bandwidth); ports 4.07 c/iter up to 32K, "
-        "L2 bandwidth 8 to 512K, L3 bandwidth 16 to 32M, DRAM bandwidth 64 beyond 32M")
+        "    loop 1 main (32 elements): 64.01 c/iter at 128M (DRAM bandwidth); ports 4.07 c/iter up to 32K, "
+        "L2 bandwidth 8 to 512K, L3 bandwidth 16 to 32M, DRAM bandwidth 64.01 beyond 32M")
 
 
 @needs_mca
