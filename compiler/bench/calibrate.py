@@ -117,8 +117,8 @@ def _cpuinfo_ghz() -> float:
 def calibrate(options: Options | None = None, cancel: threading.Event | None = None, tell=lambda s: None):
     """Measure, save in the per-CPU cache and return the MemoryModel."""
     from ..inspect.predict.memory import (L3_FAR, NEAR_L2, NEAR_L3, PREFETCH_DISTANCES, PREFETCH_SPACINGS,
-                                          MemoryModel, prefetch_pattern, calibration_path, host_cache_sizes, load_calibration,
-                                          save_calibration)
+                                          MemoryModel, calibration_path, host_cache_sizes, load_calibration,
+                                          prefetch_pattern, save_calibration)
     from .core_state import FetchProbe, calibration_verdict, wait_until_alone
     from .envinfo import cpu_model, timestamp
     options = options or Options()
@@ -152,9 +152,10 @@ def calibrate(options: Options | None = None, cancel: threading.Event | None = N
         tell(f"{'L3 (near)' if level == NEAR_L3 else level} bytes/cycle at {ws >> 10} KiB: read {bpc[level]:.1f}, "
              + ", ".join(f"{name} {value:.1f}" for name, value in got.items() if "/" not in name))
         if any("/" in name for name in got):
-            tell("  two streams prefetched, time against none: " + "; ".join(
-                f"one per {s} B: " + ", ".join(f"{d} B ahead {got[prefetch_pattern(s)] / got[prefetch_pattern(s, d)]:.2f}"
-                                               for d in PREFETCH_DISTANCES) for s in PREFETCH_SPACINGS))
+            ratios = ("one per {} B: ".format(s) + ", ".join(
+                f"{d} B ahead {got[prefetch_pattern(s)] / got[prefetch_pattern(s, d)]:.2f}" for d in PREFETCH_DISTANCES)
+                for s in PREFETCH_SPACINGS)
+            tell("  two streams prefetched, time against none: " + "; ".join(ratios))
 
     loop, _, rough = _loop_model(options, "expmap")
     calls = sum(loop.calls.values()) or 1

@@ -141,8 +141,9 @@ def _prefetches(lp) -> str:
     if not lp.prefetch_slowdown:
         return text + " (not calibrated: no time counted for them)"
     levels = {"L3near": "a near set in the L3", "L3": "the L3", "DRAM": "DRAM"}
-    return text + ": their bytes take " + ", ".join(f"x{f:g}{' the time' if k == 0 else ''} from {levels.get(lv, lv)}"
-                                                    for k, (lv, f) in enumerate(lp.prefetch_slowdown.items())) + " (measured)"
+    costs = (f"x{f:g}{' the time' if k == 0 else ''} from {levels.get(lv, lv)}"
+             for k, (lv, f) in enumerate(lp.prefetch_slowdown.items()))
+    return text + ": their bytes take " + ", ".join(costs) + " (measured)"
 
 
 def render_text(report: InspectReport) -> str:

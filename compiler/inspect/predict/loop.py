@@ -120,8 +120,8 @@ def overlapped(core: float, memory: float, level: str) -> float:
     """The time of an iteration whose core needs `core` cycles and whose bytes need `memory` with
     the data in `level`: the larger of the two, except from DRAM, where they overlap less the
     closer they are (their DRAM_OVERLAP-norm: 1.26 times either when they are equal, 1.01 times
-    the larger when the other is a third of it). A core that is slow to issue a stream's loads keeps fewer of
-    them in flight: dot_f32 with one accumulator (4 cycles of fma latency to the 9 of DRAM an
+    the larger when the other is a third of it). A core that is slow to issue a stream's loads
+    keeps fewer of them in flight: dot_f32 with one accumulator (4 cycles of fma latency to the 9 of DRAM an
     iteration) took 1,313 us at 4M elements against 1,266 unrolled on AMD EPYC Zen 3, +3.7 %
     (this rule: +3 %); over predict_bench's DRAM rows MAPE 16.6 -> 14.8 %."""
     if level != "DRAM" or not memory:

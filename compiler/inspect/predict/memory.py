@@ -55,8 +55,8 @@ class MemoryModel:
         ahead, a prefetch every `spacing` bytes of a stream, than not prefetched: the calibration's
         grid (PREFETCH_DISTANCES x PREFETCH_SPACINGS), linear in log2 of both between its points,
         its edge beyond them; 1 where the level was not measured (L1, L2, an older calibration).
-        AMD EPYC Zen 3 from DRAM, two streams, a prefetch every 128 bytes: 1.0 at 256 bytes ahead,
-        1.25 at 1024, 1.3 at 2048; every 32 bytes: 1.0, 1.1, 1.15."""
+        AMD EPYC Zen 3 from DRAM, two streams, a prefetch every 128 bytes: 1.00 / 1.04 / 1.25 / 1.35 at
+        256 / 512 / 1024 / 2048 bytes ahead; every 32 bytes: 0.98 / 0.97 / 1.06 / 1.12."""
         if level == NEAR_L3 and NEAR_L3 not in self.patterns.get(prefetch_pattern(PREFETCH_SPACINGS[0]), {}):
             level = "L3"
         rows = []
