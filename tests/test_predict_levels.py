@@ -12,26 +12,14 @@ from ea_compiler.inspect.predict import MemoryModel
 from ea_compiler.inspect.predict.memory import NEAR_L3, load_calibration, save_calibration
 from ea_compiler.options import Options
 
+from inspect_support import dot_source as dot
+
 ZEN3 = Options(target_cpu="znver3")
 CACHES = {"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20}
 READS = {"L1": 64.0, "L2": 32.0, "L3": 16.0, "DRAM": 4.0}
 MEM = MemoryModel(CACHES, READS, ghz=3.0, call_cycles=12.0, source="fixed")
 NEAR = MemoryModel(CACHES, {**READS, NEAR_L3: 24.0}, ghz=3.0, call_cycles=12.0, source="fixed",
                    l3_near_bytes=2 << 20)
-
-
-def dot(accumulators: int) -> str:
-    """A dot product with this many f32x8 accumulators, one fma each per iteration."""
-    names = [f"acc{k}" for k in range(accumulators)]
-    body = "\n".join(f"        {a} = fma(load_f32x8(x, i + {8 * k}), load_f32x8(y, i + {8 * k}), {a})"
-                     for k, a in enumerate(names))
-    total = names[0]
-    for a in names[1:]:
-        total = f"({total} .+ {a})"
-    return ("export func dot(x: *restrict f32, y: *restrict f32, n: i32) -> f32 {\n"
-            + "".join(f"    let mut {a}: f32x8 = splat(0.0)\n" for a in names)
-            + f"    let mut i: i32 = 0\n    while i + {8 * accumulators} <= n {{\n{body}\n"
-            + f"        i = i + {8 * accumulators}\n    }}\n    return reduce_add({total})\n}}\n")
 
 
 def main_loop(source: str, ws: int, memory: MemoryModel):

@@ -15,6 +15,8 @@ from ea_compiler.inspect.predict.memory import (NEAR_L3, PREFETCH_DISTANCES, PRE
                                                 load_calibration, prefetch_pattern, save_calibration)
 from ea_compiler.options import Options
 
+from inspect_support import dot_source as dot
+
 ZEN3 = Options(target_cpu="znver3")
 CACHES = {"L1": 32 << 10, "L2": 512 << 10, "L3": 32 << 20}
 READS = {"L1": 64.0, "L2": 32.0, "L3": 4.0, "DRAM": 2.0}  # a slow L3: every loop here bound by it
@@ -24,22 +26,6 @@ PATTERNS = {prefetch_pattern(s, d): {"L3": v}
             for s, (base, *got) in FROM_L3.items()
             for d, v in ((None, base), *zip(PREFETCH_DISTANCES, got))}
 MEM = MemoryModel(CACHES, READS, ghz=3.0, call_cycles=12.0, source="fixed", patterns=PATTERNS)
-
-
-def dot(accumulators: int, ahead: list[int | None]) -> str:
-    """A dot product of x and y with this many f32x8 accumulators; x and y prefetched `ahead`
-    elements ahead (None: that array not prefetched)."""
-    names = [f"acc{k}" for k in range(accumulators)]
-    hints = "".join(f"        prefetch({a}, i + {d})\n" for a, d in zip("xy", ahead) if d is not None)
-    body = "\n".join(f"        {a} = fma(load_f32x8(x, i + {8 * k}), load_f32x8(y, i + {8 * k}), {a})"
-                     for k, a in enumerate(names))
-    total = names[0]
-    for a in names[1:]:
-        total = f"({total} .+ {a})"
-    return ("export func dot(x: *restrict f32, y: *restrict f32, n: i32) -> f32 {\n"
-            + "".join(f"    let mut {a}: f32x8 = splat(0.0)\n" for a in names)
-            + f"    let mut i: i32 = 0\n    while i + {8 * accumulators} <= n {{\n{hints}{body}\n"
-            + f"        i = i + {8 * accumulators}\n    }}\n    return reduce_add({total})\n}}\n")
 
 
 def main_loop(source: str, memory: MemoryModel = MEM):
