@@ -2,7 +2,7 @@
 the loop starts in its 64-byte window, how many bytes and ops its body has, how many loads and
 stores, unrolled or not (the facts behind compiler/inspect/predict/frontend.py).
 
-    .venv/bin/python bench/frontend_bench.py [--panel NAME ...] [--rounds 3] [--n 1536]
+    .venv/bin/python bench/opcache_bench.py [--panel NAME ...] [--rounds 3] [--n 1536]
 
 Each loop is written in assembly (gcc assembles it beside a small C timer, so the bytes and
 their placement are exactly what the row says), run over L1-resident arrays (three of n f32,
@@ -18,6 +18,9 @@ Panels:
   memory   1-4 loads, 1-2 stores, their mixes, not unrolled, in one window
   unroll   copy and two-loads-and-a-store loops unrolled 1x and 2x
   gather   FP-to-integer moves (vmovq/vpextrq) alone and with xmm loads: the written-out gather
+  fma      four vector stores a trip of loaded data and of FMA results (the load apart or folded,
+           xmm and ymm), of multiplies, adds, an FMA then an add; eight FMAs and no store
+           (predict/pipes.py: an FMA takes half a cycle of the store-data pipe on Zen 3)
 This shared virtual machine has a state (likely the core's other hardware thread busy with another
 tenant) in which every fetch takes two cycles: rows then read about twice as slow; the `ld1` row of
 every panel shows which state it was (1.07 or 2.0-2.3).
@@ -73,6 +76,32 @@ BODIES["xfer16+ld8"] = BODIES["xfer16"] + [f"vmovss -{8 + 4 * k}(%rsp), %xmm{4 +
 BODIES["xfer16+ins8"] = BODIES["xfer16"] + [f"vinsertps $16, -{8 + 4 * k}(%rsp), %xmm13, %xmm{4 + k}"
                                             for k in range(8)]
 
+
+def _four(*ops: str, reg: str = "ymm", width: int = 32) -> list[str]:
+    """Four copies of `ops` (formats of k, the copy; r, its register; d, its displacement)."""
+    return [op.format(k=k, r=f"%{reg}{4 + k}", d=width * k) for k in range(4) for op in ops]
+
+
+# Stores of FMA results against stores of loaded, multiplied or added data (predict/pipes.py): y = x * a + b
+# four vectors a trip (xmm and ymm) copied, with FMAs on three registers (as LLVM writes `fma(load(x, i),
+# va, vb)` into a store), with the load folded into the FMA; FMAs, multiplies, adds from registers stored;
+# an FMA then an add stored; a folded multiply and an add stored; eight FMAs into eight accumulators and
+# no store, their loads apart and folded.
+_LOAD, _STORE = "vmovups {d}(%rdi,%rcx,4), {r}", "vmovups {r}, {d}(%rdx,%rcx,4)"
+for reg, w in (("xmm", 16), ("ymm", 32)):
+    BODIES[f"cp4{reg[0]}"] = _four(_LOAD, _STORE, reg=reg, width=w)
+    BODIES[f"fma4{reg[0]}"] = _four(_LOAD, f"vfmadd132ps %{reg}1, %{reg}2, {{r}}", _STORE, reg=reg, width=w)
+    BODIES[f"fmam4{reg[0]}"] = _four(f"vmovaps %{reg}2, {{r}}", f"vfmadd231ps {{d}}(%rdi,%rcx,4), %{reg}1, {{r}}",
+                                     _STORE, reg=reg, width=w)
+BODIES["fst4y"] = _four("vmovaps %ymm2, {r}", "vfmadd231ps %ymm3, %ymm1, {r}", _STORE)
+BODIES["mst4y"] = _four("vmulps %ymm3, %ymm1, {r}", _STORE)
+BODIES["ast4y"] = _four("vaddps %ymm3, %ymm1, {r}", _STORE)
+BODIES["fadd4y"] = _four(_LOAD, "vfmadd132ps %ymm1, %ymm2, {r}", "vaddps %ymm3, {r}, {r}", _STORE)
+BODIES["madd4y"] = _four("vmulps {d}(%rdi,%rcx,4), %ymm1, {r}", "vaddps %ymm3, {r}, {r}", _STORE)
+BODIES["ld8acc8"] = [x for k in range(8) for x in (f"vmovups {32 * k}(%rdi,%rcx,4), %ymm{4 + k % 4}",
+                                                   f"vfmadd231ps %ymm{4 + k % 4}, %ymm1, %ymm{8 + k}")]
+BODIES["ld8acc8m"] = [f"vfmadd231ps {32 * k}(%rdi,%rcx,4), %ymm1, %ymm{8 + k}" for k in range(8)]
+
 # (body, bytes past a window, 32-bit displacements added, register ops added, unroll)
 PANELS = {
     "place": [("copy", off, 0, 0, 1) for off in range(0, 64, 4)],
@@ -81,6 +110,8 @@ PANELS = {
                                          "ld2st2")],
     "unroll": [(b, 0, 0, 0, u) for b in ("copy", "add") for u in (1, 2)],
     "gather": [(b, 0, 0, 0, 1) for b in ("xfer16", "xfer16+ld8", "xfer16+ins8")],
+    "fma": [(b, 0, 0, 0, 1) for b in ("cp4x", "fma4x", "fmam4x", "cp4y", "fma4y", "fmam4y", "fst4y", "mst4y",
+                                      "ast4y", "fadd4y", "madd4y", "ld8acc8", "ld8acc8m")],
 }
 
 

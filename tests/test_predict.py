@@ -100,19 +100,20 @@ def test_dot_binding_limit_depends_on_the_working_set():
     l1 = predict_function(analysis, module, "dot", working_set_bytes=16 << 10, memory=MEM, alignment=64).main
     dram = predict_function(analysis, module, "dot", working_set_bytes=128 << 20, memory=MEM, alignment=64).main
     assert (l1.limit, l1.level, l1.cycles_per_iter) == (Limit.PORTS, Limit.L1, 4.07)
-    # 256 bytes at 4 a cycle, the core's 4.07 overlapped with them (loop.overlapped): 64.01
+    # 256 bytes at 4 a cycle, the core's 4.07 overlapped with them (loop.overlapped): 64.01; in the L3
+    # the port-bound core overlaps its 16 cycles too: 16.09
     assert (dram.limit, dram.level, dram.cycles_per_iter) == (Limit.DRAM, Limit.DRAM, 64.01)
     assert l1.elements_per_iter == 32 and l1.bytes_per_iter == 256 and l1.label == ".LBB0_2"
     assert (l1.first_line, l1.last_line, l1.role, l1.rough) == (8, 12, "main", False)
     assert [(r.limit.value, r.low, r.high, r.cycles_per_iter) for r in dram.ranges] == [
         ("ports", 0, 32 << 10, 4.07), ("L2", (32 << 10) + 1, 512 << 10, 8.0),
-        ("L3", (512 << 10) + 1, 32 << 20, 16.0), ("DRAM", (32 << 20) + 1, None, 64.01)]
+        ("L3", (512 << 10) + 1, 32 << 20, 16.09), ("DRAM", (32 << 20) + 1, None, 64.01)]
     assert l1.ports["Zn3Load"] == 8.0  # eight 32-byte loads per iteration on Zen 3's load pipes
     report = inspect((ROOT / "examples/dot.ea").read_text(), "dot.ea", ZEN3, predict=True,
                      working_set_bytes=128 << 20, memory=MEM, alignment=64)
     assert _prediction_block(render_text(report))[1] == (
         "    loop 1 main (32 elements): 64.01 c/iter at 128M (DRAM bandwidth); ports 4.07 c/iter up to 32K, "
-        "L2 bandwidth 8 to 512K, L3 bandwidth 16 to 32M, DRAM bandwidth 64.01 beyond 32M")
+        "L2 bandwidth 8 to 512K, L3 bandwidth 16.09 to 32M, DRAM bandwidth 64.01 beyond 32M")
 
 
 @needs_mca
@@ -184,7 +185,7 @@ def test_rough_fallback_without_llvm_mca(monkeypatch):
     assert block[0] == ("  predicted (rough): machine.py estimate, llvm-mca disabled by EA_LLVM_MCA=none; memory fixed; "
                         "arrays 16-byte aligned (NumPy)")
     assert block[1] == ("    loop 1 main (32 elements): L1 bandwidth 6 c/iter up to 32K, L2 bandwidth 8 to 512K, "
-                        "L3 bandwidth 16 to 32M, DRAM bandwidth 64.01 beyond 32M (rough)")
+                        "L3 bandwidth 16.08 to 32M, DRAM bandwidth 64.01 beyond 32M (rough)")
     assert all(ln.endswith("(rough)") for ln in block[1:])
 
 
@@ -226,8 +227,8 @@ def test_dot_at_the_l3_size_takes_most_of_its_bytes_from_dram():
     analysis, module = compile_source((ROOT / "examples/dot.ea").read_bytes(), "dot.ea", ZEN3)
     at = {ws: predict_function(analysis, module, "dot", working_set_bytes=ws, memory=MEM, alignment=64).main
           for ws in (8 << 20, 32 << 20, 48 << 20, 128 << 20)}
-    # L3 16, DRAM 64.01 (the core's time overlapped with it): share 1, 0.17, 0
-    assert [at[ws].cycles_per_iter for ws in sorted(at)] == [16.0, 56.04, 64.01, 64.01]
+    # L3 16.09, DRAM 64.01 (the port-bound core's time overlapped with both): share 1, 0.17, 0
+    assert [at[ws].cycles_per_iter for ws in sorted(at)] == [16.09, 56.06, 64.01, 64.01]
     assert [at[ws].level for ws in sorted(at)] == [Limit.L3, Limit.L3, Limit.DRAM, Limit.DRAM]
     assert at[32 << 20].limit is Limit.DRAM  # most of its bytes: what binds is DRAM's bandwidth
 

@@ -12,7 +12,7 @@ from ea_compiler.build import compile_source
 from ea_compiler.inspect import predict_function
 from ea_compiler.inspect.predict import MemoryModel, mca
 from ea_compiler.inspect.predict.mca import BlockTiming
-from ea_compiler.inspect.predict.pipes import SHARED, corrected_ports, is_move_to_integer
+from ea_compiler.inspect.predict.pipes import SHARED, STORE_DATA, corrected_ports, is_fma, is_move_to_integer
 from ea_compiler.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,3 +61,55 @@ def test_the_written_out_gather_is_bound_by_its_moves_not_the_models_shared_pipe
     # moves and loads), its simulation 32.1 of which 6.1 beyond the pair stay. Measured: 20.1-21.3.
     assert lp.ports_cycles == 16.0
     assert lp.latency_cycles == lp.cycles_per_iter == pytest.approx(22.1, abs=0.1)
+
+
+def test_fmas_take_half_a_cycle_of_the_store_data_pipe():
+    # Four loads, four FMAs, four stores (y = x * a + b, 128-bit, unrolled x4): the model's pair
+    # 8 / 2 = 4 cycles and store data 4; measured 5.6-6.1 (bench/opcache_bench.py, panel fma).
+    loads, fmas, stores = [{SHARED: 1.0}] * 4, [{"Zn3FPP1": 0.5}] * 4, [{SHARED: 1.0, STORE_DATA: 1.0}] * 4
+    timing = _timing(loads + fmas + stores, 4.0)
+    timing.units[STORE_DATA] = 1
+    kinds = [False] * 4 + [True] * 4 + [False] * 4
+    assert corrected_ports(timing, [False] * 12, kinds) == 6.0
+    # Without stores the FMAs have the pipe to themselves: eight of them take 4 cycles of it, no more
+    # than the loads beside them (measured 4.0-4.2).
+    alone = _timing(loads * 2 + fmas * 2, 4.0)
+    alone.units[STORE_DATA] = 1
+    assert corrected_ports(alone, [False] * 16, [False] * 8 + [True] * 8) == 4.0
+    # A model without the pipe (another CPU) is left as it is.
+    other = BlockTiming(4.0, 4.0, {"Zn4FPSt": 4.0}, [], {"Zn4FPSt": 1}, [{"Zn4FPSt": 1.0}] * 12, 1.0)
+    assert corrected_ports(other, [False] * 12, kinds) == 4.0
+
+
+def test_what_counts_as_an_fma():
+    assert all(map(is_fma, ("vfmadd132ps", "vfmadd231ss", "vfnmadd213pd", "vfmsubadd231ps", "vfnmsub132ps")))
+    assert not any(map(is_fma, ("vmulps", "vaddps", "vpmaddwd", "vpmaddubsw", "vfpclassps")))
+
+
+SCALE_SHIFT = """
+export func {name}(x: *restrict f32, y: *restrict mut f32, n: i32) {{
+    let va: f32x4 = splat(1.5)
+    let vb: f32x4 = splat(-0.25)
+    let mut i: i32 = 0
+    while i + 16 <= n {{
+        store(y, i, {op0})
+        store(y, i + 4, {op4})
+        store(y, i + 8, {op8})
+        store(y, i + 12, {op12})
+        i = i + 16
+    }}
+}}
+"""
+
+
+@needs_mca
+@pytest.mark.parametrize("form, cycles", [("fma(load_f32x4(x, i{k}), va, vb)", 6.0),
+                                          ("load_f32x4(x, i{k}) .* va .+ vb", 4.0)])
+def test_scale_shift_with_fma_is_bound_by_its_store_data_in_l1(form, cycles):
+    # Measured (the same loops through ea.load, 2 x 4 KiB in L1, AMD EPYC Zen 3): 5.9 with fma, 4.0
+    # with the multiply and the add; the model alone said 4 for both.
+    ops = {f"op{k}": form.format(k=f" + {k}" if k else "") for k in (0, 4, 8, 12)}
+    source = SCALE_SHIFT.format(name="k", **ops)
+    analysis, module = compile_source(source.encode(), "k.ea", Options(target_cpu="znver3"))
+    lp = predict_function(analysis, module, "k", working_set_bytes=8 << 10, memory=MEM, alignment=64).main
+    assert lp.ports_cycles == pytest.approx(cycles, abs=0.1)

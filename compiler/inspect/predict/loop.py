@@ -25,7 +25,7 @@ from .mca import BlockTiming
 from .memory import NEAR_L3, NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .carried import MOVE_CYCLES
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
-from .pipes import corrected_ports, is_move_to_integer
+from .pipes import corrected_ports, is_fma, is_move_to_integer
 from .rename import renamed
 from .traffic import Traffic, inner_working_set, loop_traffic
 
@@ -63,9 +63,12 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
         body = [i for i in lp.path if not infos[i].call]  # body_for_model's instructions
         split = corrected_ports(timing, [is_move_to_integer(fn.instrs[i].mnemonic, fn.instrs[i].operands,
-                                                            infos[i].loads) for i in body])
+                                                            infos[i].loads) for i in body],
+                                [is_fma(fn.instrs[i].mnemonic) for i in body])
         if split < ports:  # the simulation ran into the pipes the model shares: what it added beyond them stays
             ports, core = split, max(split, core - (ports - split))
+        elif split > ports:  # a pipe the model leaves idle binds (pipes.py); a longer chain still does
+            ports, core = split, max(split, core)
         if chain is not None:  # a carried move: the simulation as written lost its chain (carried.py)
             timed, moves = chain
             if timed.simulated > timed.rthroughput * LATENCY_MARGIN:  # the chain binds there
@@ -86,7 +89,7 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
             mem += stack
         mem = max(in_l1, mem)  # every load still passes L1's ports
         bound = Limit.CALLS if call_cycles > max(core, mem) else limit if mem > core else core_limit
-        return round(overlapped(core, mem, level) + call_cycles, 2), bound
+        return round(overlapped(core, mem, level, core_limit) + call_cycles, 2), bound
 
     by_level, limits = {}, {}
     for level in LEVELS:
@@ -116,15 +119,24 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
                            and (level != NEAR_L3 or memory.l3_near_bytes)})
 
 
-def overlapped(core: float, memory: float, level: str) -> float:
-    """The time of an iteration whose core needs `core` cycles and whose bytes need `memory` with
-    the data in `level`: the larger of the two, except from DRAM, where they overlap less the
-    closer they are (their DRAM_OVERLAP-norm: 1.26 times either when they are equal, 1.01 times
-    the larger when the other is a third of it). A core that is slow to issue a stream's loads
-    keeps fewer of them in flight: dot_f32 with one accumulator (4 cycles of fma latency to the 9 of DRAM an
-    iteration) took 1,313 us at 4M elements against 1,266 unrolled on AMD EPYC Zen 3, +3.7 %
-    (this rule: +3 %); over predict_bench's DRAM rows MAPE 16.6 -> 14.8 %."""
-    if level != "DRAM" or not memory:
+def overlapped(core: float, memory: float, level: str, core_limit: Limit = Limit.PORTS) -> float:
+    """The time of an iteration whose core needs `core` cycles (bound by `core_limit`) and whose
+    bytes need `memory` with the data in `level`: the larger of the two, except where they overlap
+    less the closer they are (their DRAM_OVERLAP-norm: 1.26 times either when they are equal, 1.01
+    times the larger when the other is a third of it):
+    * from DRAM. A core that is slow to issue a stream's loads keeps fewer of them in flight:
+      dot_f32 with one accumulator (4 cycles of fma latency to the 9 of DRAM an iteration) took
+      1,313 us at 4M elements against 1,266 unrolled on AMD EPYC Zen 3, +3.7 % (this rule: +3 %);
+      over predict_bench's DRAM rows MAPE 16.6 -> 14.8 %.
+    * from the L3, where the core's own bound is its ports (the loads, stores and their data that
+      move the bytes): y = x * a + b in 128-bit vectors with `fma` (store data 1.5 cycles an
+      iteration, pipes.py) took 1.9 cycles an iteration with 2 MiB in the L3 where the loop with
+      a multiply and an add took 1.48, as the 256-bit ones did (this rule: 1.87 and 1.55). A core
+      bound by a carried chain or by the front end leaves the loads free to run ahead: dot_f32
+      unrolled x2 (latency) ran as fast as x4 and x8 at 2 MiB (run 17 of bench/predict_rank.py:
+      tau over its pairs at 2 MiB +0.49 with this rule, +0.33 with the norm for every core;
+      over all five kernels' scored sizes +0.44 -> +0.51)."""
+    if not memory or (level != "DRAM" and (level not in ("L3", NEAR_L3) or core_limit != Limit.PORTS)):
         return max(core, memory)
     return (core ** DRAM_OVERLAP + memory ** DRAM_OVERLAP) ** (1 / DRAM_OVERLAP)
 
