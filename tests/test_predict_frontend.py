@@ -112,7 +112,7 @@ def test_the_report_names_the_front_end():
     text = render_text(inspect(STREAMING.read_bytes(), str(STREAMING), ZEN3, predict=True, memory=MEM, alignment=64))
     block = [ln for ln in text.splitlines() if ln.startswith("    loop 1 main")]
     assert block[2] == ("    loop 1 main (8 elements): front end 3 c/iter up to 32K, L2 bandwidth 4 to 512K, "
-                        "L3 bandwidth 8 to 32M, DRAM bandwidth 32.01 beyond 32M")  # the core's 3 overlapped
+                        "L3 bandwidth 8.14 to 32M, DRAM bandwidth 32.01 beyond 32M")  # the core's 3 overlapped with the L3's and DRAM's
 
 
 def test_other_cpus_have_no_front_end_share():

@@ -2,7 +2,7 @@
 (compiler/inspect/predict/loop.py, memory.py): spills and reloads add their
 L1 time with the data in L2 or the L3, the L3's figure at a working set
 lies between its near and far calibrations, and a port-bound core's time
-overlaps the L3's only in part."""
+overlaps the L3's only in part, unless a chain binds it."""
 from __future__ import annotations
 
 import pytest
@@ -56,7 +56,7 @@ def test_the_l3_figure_lies_between_its_near_and_far_calibration():
     assert main_loop(dot(4), 2 << 20, MEM).cycles_per_iter == far
 
 
-def test_in_the_l3_only_a_core_bound_by_its_ports_overlaps_the_memory_time():
+def test_in_the_l3_a_core_bound_by_a_chain_does_not_overlap_the_memory_time():
     # Two accumulators: the fma chain (4.05 cycles) binds the core, and the loads run ahead of it:
     # the larger of core and memory (128 bytes at 24 a cycle: 5.33). Four: the load ports (4.0) bind,
     # and they are what moves the bytes: the two overlap less (10.67 -> 10.86).

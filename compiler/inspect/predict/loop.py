@@ -128,15 +128,17 @@ def overlapped(core: float, memory: float, level: str, core_limit: Limit = Limit
       dot_f32 with one accumulator (4 cycles of fma latency to the 9 of DRAM an iteration) took
       1,313 us at 4M elements against 1,266 unrolled on AMD EPYC Zen 3, +3.7 % (this rule: +3 %);
       over predict_bench's DRAM rows MAPE 16.6 -> 14.8 %.
-    * from the L3, where the core's own bound is its ports (the loads, stores and their data that
-      move the bytes): y = x * a + b in 128-bit vectors with `fma` (store data 1.5 cycles an
+    * from the L3, where the core is bound by the rate it issues at (its ports: the loads, stores
+      and store data that move the bytes; or its front end), not by a carried chain, whose loads
+      run ahead of it: y = x * a + b in 128-bit vectors with `fma` (store data 1.5 cycles an
       iteration, pipes.py) took 1.9 cycles an iteration with 2 MiB in the L3 where the loop with
-      a multiply and an add took 1.48, as the 256-bit ones did (this rule: 1.87 and 1.55). A core
-      bound by a carried chain or by the front end leaves the loads free to run ahead: dot_f32
-      unrolled x2 (latency) ran as fast as x4 and x8 at 2 MiB (run 17 of bench/predict_rank.py:
-      tau over its pairs at 2 MiB +0.49 with this rule, +0.33 with the norm for every core;
-      over all five kernels' scored sizes +0.44 -> +0.51)."""
-    if not memory or (level != "DRAM" and (level not in ("L3", NEAR_L3) or core_limit != Limit.PORTS)):
+      a multiply and an add took 1.48, as the 256-bit ones did (this rule: 1.87 and 1.55), while
+      dot_f32 unrolled x2 (an fma chain) ran as fast as x4 and x8 there. bench/predict_rank.py,
+      tau over all pairs / resolved pairs replayed with and without the pipe and this rule: run
+      17 +0.44 / +0.72 -> +0.49 / +0.82 (the norm for every core: dot_f32 at 2 MiB +0.49 -> +0.33),
+      run 19 +0.45 / +0.70 -> +0.47 / +0.75.
+    """
+    if not memory or (level != "DRAM" and (level not in ("L3", NEAR_L3) or core_limit == Limit.LATENCY)):
         return max(core, memory)
     return (core ** DRAM_OVERLAP + memory ** DRAM_OVERLAP) ** (1 / DRAM_OVERLAP)
 
