@@ -113,3 +113,20 @@ def test_scale_shift_with_fma_is_bound_by_its_store_data_in_l1(form, cycles):
     analysis, module = compile_source(source.encode(), "k.ea", Options(target_cpu="znver3"))
     lp = predict_function(analysis, module, "k", working_set_bytes=8 << 10, memory=MEM, alignment=64).main
     assert lp.ports_cycles == pytest.approx(cycles, abs=0.1)
+    assert lp.ports[STORE_DATA] == cycles  # the report's (and --json's) resource figures say which pipe
+
+
+@needs_mca
+def test_the_report_says_when_the_fmas_bind_the_store_data_pipe():
+    from ea_compiler.inspect import inspect
+    from ea_compiler.inspect.render import render_text
+    lines = {}
+    for name, form in (("fused", "fma(load_f32x4(x, i{k}), va, vb)"), ("apart", "load_f32x4(x, i{k}) .* va .+ vb")):
+        ops = {f"op{k}": form.format(k=f" + {k}" if k else "") for k in (0, 4, 8, 12)}
+        report = inspect(SCALE_SHIFT.format(name=name, **ops), f"{name}.ea", Options(target_cpu="znver3"),
+                         predict=True, memory=MEM, alignment=64)
+        lines[name] = [ln for ln in render_text(report).splitlines() if "per iteration:" in ln]
+        assert report.functions[0].prediction.main.store_data_fmas == (4 if name == "fused" else 0)
+    assert lines["fused"] == ["      per iteration: 4 FMAs beside the stores bind the store-data pipe "
+                              "(6 cycles: an FMA takes half a cycle of it on Zen 3)"]
+    assert lines["apart"] == []

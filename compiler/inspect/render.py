@@ -127,6 +127,9 @@ def prediction_lines(fp) -> list[str]:
             extra.append(f"{lp.spills} spills and {lp.reloads} reloads (stack traffic, not the kernel's)")
         if lp.prefetch_ahead:
             extra.append(_prefetches(lp))
+        if lp.store_data_fmas:
+            extra.append(f"{lp.store_data_fmas} FMAs beside the stores bind the store-data pipe "
+                         f"({lp.ports_cycles:g} cycles: an FMA takes half a cycle of it on Zen 3)")
         if extra:
             out.append(f"      per iteration: {'; '.join(extra)}")
     return out

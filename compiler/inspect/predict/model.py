@@ -66,6 +66,8 @@ class LoopPrediction:
     # level ("L3near", "L3", "DRAM") -> how many times longer the loop's bytes take there with its
     # prefetches than without (calibrated; levels where nothing changes left out)
     prefetch_slowdown: dict[str, float] = field(default_factory=dict)
+    # FMAs whose share of the store-data pipe makes it the loop's port bound (pipes.py); 0: it does not bind
+    store_data_fmas: int = 0
 
     def to_json(self) -> dict:
         data = {k: v for k, v in vars(self).items() if k not in ("ranges", "limit", "level")}

@@ -51,6 +51,24 @@ def corrected_ports(timing: BlockTiming, moves: list[bool], fmas: list[bool] | N
     return bound if any(fmas) else min(timing.rthroughput, bound)
 
 
+def fmas_binding(timing: BlockTiming, fmas: list[bool]) -> int:
+    """How many FMAs the loop has where their share of STORE_DATA makes it the loop's port bound,
+    beyond the model's (the report names them); 0 where it does not bind."""
+    if not any(fmas) or SHARED not in timing.units or STORE_DATA not in timing.units:
+        return 0
+    store_data = corrected_usage(timing, fmas)[STORE_DATA] / timing.units[STORE_DATA]
+    bound = corrected_ports(timing, [False] * len(fmas), fmas)
+    return sum(fmas) if store_data > timing.rthroughput and store_data >= bound else 0
+
+
+def corrected_usage(timing: BlockTiming, fmas: list[bool]) -> dict[str, float]:
+    """The model's cycles per iteration each resource is busy, STORE_DATA with the FMAs' share."""
+    ports = dict(timing.ports)
+    if any(fmas) and SHARED in timing.units and STORE_DATA in timing.units:
+        ports[STORE_DATA] = round(ports.get(STORE_DATA, 0.0) + FMA_STORE_SHARE * sum(fmas), 3)
+    return ports
+
+
 def is_move_to_integer(mnemonic: str, operands: list[str], loads: bool) -> bool:
     """A move from a vector register to a general-purpose one (AT&T: the destination last)."""
     if loads or not operands or not mnemonic.startswith("v"):
