@@ -1,7 +1,8 @@
 """Corrections to llvm-mca's model where measurements disagree (compiler/inspect/predict/pipes.py):
 on znver3 the FP load pipes and the vector-to-integer moves are two resources, not the one pair
-Zn3FPP45 the model shares. Checked on made-up timings and on the written-out gather of
-bench/predict_kernels/gather_stencil.ea compiled for a pinned znver3 target."""
+Zn3FPP45 the model shares, and every FMA takes half a cycle of the store-data pipe Zn3FPSt.
+Checked on made-up timings, on the written-out gather of bench/predict_kernels/gather_stencil.ea
+and on y = x * a + b with and without `fma`, compiled for a pinned znver3 target."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -137,8 +137,8 @@ def overlapped(core: float, memory: float, level: str, core_limit: Limit = Limit
       dot_f32 unrolled x2 (an fma chain) ran as fast as x4 and x8 there. bench/predict_rank.py,
       tau over all pairs / resolved pairs replayed with and without the pipe and this rule: run
       17 +0.44 / +0.72 -> +0.49 / +0.82 (the norm for every core: dot_f32 at 2 MiB +0.49 -> +0.33),
-      run 19 +0.45 / +0.70 -> +0.47 / +0.75.
-    """
+      run 19 +0.45 / +0.70 -> +0.47 / +0.75; run 20, measured with both, +0.50 / +0.76 (replayed
+      without them +0.46 / +0.67)."""
     if not memory or (level != "DRAM" and (level not in ("L3", NEAR_L3) or core_limit == Limit.LATENCY)):
         return max(core, memory)
     return (core ** DRAM_OVERLAP + memory ** DRAM_OVERLAP) ** (1 / DRAM_OVERLAP)
