@@ -25,7 +25,7 @@ from .mca import BlockTiming
 from .memory import NEAR_L3, NUMPY_ALIGNMENT, MemoryModel, line_offset
 from .carried import MOVE_CYCLES
 from .model import LEVELS, Limit, LoopPrediction, SizeRange
-from .pipes import corrected_ports, corrected_usage, fmas_binding, is_fma, is_move_to_integer
+from .pipes import corrected, is_fma, is_move_to_integer
 from .rename import renamed
 from .traffic import Traffic, inner_working_set, loop_traffic
 
@@ -62,9 +62,10 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
     if timing is not None:
         ports, core = timing.rthroughput, max(timing.simulated, timing.rthroughput)
         body = [i for i in lp.path if not infos[i].call]  # body_for_model's instructions
-        fmas = [is_fma(fn.instrs[i].mnemonic) for i in body]
-        split = corrected_ports(timing, [is_move_to_integer(fn.instrs[i].mnemonic, fn.instrs[i].operands,
-                                                            infos[i].loads) for i in body], fmas)
+        fixed = corrected(timing, [is_move_to_integer(fn.instrs[i].mnemonic, fn.instrs[i].operands,
+                                                      infos[i].loads) for i in body],
+                          [is_fma(fn.instrs[i].mnemonic) for i in body])
+        split = fixed.ports
         if split < ports:  # the simulation ran into the pipes the model shares: what it added beyond them stays
             ports, core = split, max(split, core - (ports - split))
         elif split > ports:  # a pipe the model leaves idle binds (pipes.py); a longer chain still does
@@ -112,8 +113,8 @@ def predict_loop(fn: AsmFunction, infos: list[Info], lp: Loop, index: int, repor
         limit=limit, level=level, ports_cycles=round(ports, 2), latency_cycles=round(core, 2),
         call_cycles=call_cycles, bytes_per_iter=report.kernel_bytes, by_level=by_level,
         ranges=ranges, calls=dict(calls), spills=report.spills, reloads=report.reloads,
-        ports=corrected_usage(timing, fmas) if timing else {}, chain=report.chain, model=model,
-        rough=timing is None, store_data_fmas=fmas_binding(timing, fmas) if timing else 0,
+        ports=fixed.usage if timing else {}, chain=report.chain, model=model,
+        rough=timing is None, store_data_fmas=fixed.fmas_binding if timing else 0,
         fetches=fetches, front_end_cycles=front, prefetch_ahead=[ahead for ahead, _, _ in traffic.prefetched],
         prefetch_slowdown={level: round(f, 2) for level in (NEAR_L3, "L3", "DRAM")
                            if (f := _prefetch_factor(traffic, level, memory)) != 1.0

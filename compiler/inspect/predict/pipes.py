@@ -25,6 +25,8 @@ Zen 3 (llvm's znver3 model), two corrections:
   (bench/tune_kernels/scale_shift.ea: 1.3-1.5x in L2, 1.2-1.3x from the L3)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .mca import BlockTiming
 
 SHARED = "Zn3FPP45"  # the pipe pair of the model (znver3)
@@ -33,40 +35,36 @@ FMA_STORE_SHARE = 0.5  # cycles of STORE_DATA an FMA takes
 _FMA = ("vfmadd", "vfmsub", "vfnmadd", "vfnmsub")
 
 
-def corrected_ports(timing: BlockTiming, moves: list[bool], fmas: list[bool] | None = None) -> float:
-    """The port bound of one iteration with SHARED split and STORE_DATA charged for FMAs:
-    `moves[k]` tells whether the k-th instruction of the input is a move from a vector register to
-    an integer one, `fmas[k]` whether it is an FMA. Other models (no SHARED) are left as they are."""
-    fmas = fmas or [False] * len(moves)
+@dataclass(frozen=True)
+class Corrected:
+    ports: float  # the port bound of one iteration
+    usage: dict[str, float]  # resource -> cycles busy per iteration (the model's, STORE_DATA with the FMAs)
+    fmas_binding: int  # the FMAs, where their share of STORE_DATA makes it the bound beyond the model's; else 0
+
+
+def corrected(timing: BlockTiming, moves: list[bool], fmas: list[bool]) -> Corrected:
+    """The model's figures with SHARED split and STORE_DATA charged for FMAs: `moves[k]` tells
+    whether the k-th instruction of the input is a move from a vector register to an integer one,
+    `fmas[k]` whether it is an FMA. Other models (no SHARED) are left as they are."""
     units = timing.units.get(SHARED, 0)
     if not units or not timing.usage or not (any(moves) or any(fmas)):
-        return timing.rthroughput
+        return Corrected(timing.rthroughput, dict(timing.ports), 0)
+    usage = dict(timing.ports)
+    if any(fmas) and STORE_DATA in timing.units:
+        usage[STORE_DATA] = round(usage.get(STORE_DATA, 0.0) + FMA_STORE_SHARE * sum(fmas), 3)
     moved = sum(u.get(SHARED, 0.0) for u, m in zip(timing.usage, moves) if m)
     rest = sum(u.get(SHARED, 0.0) for u, m in zip(timing.usage, moves) if not m)
-    busy = {name: cycles / timing.units.get(name, 1) for name, cycles in timing.ports.items() if name != SHARED}
+    busy = {name: cycles / timing.units.get(name, 1) for name, cycles in usage.items() if name != SHARED}
     busy[SHARED] = max(moved, rest) / units
-    if any(fmas) and STORE_DATA in timing.units:
-        busy[STORE_DATA] = (timing.ports.get(STORE_DATA, 0.0) + FMA_STORE_SHARE * sum(fmas)) / timing.units[STORE_DATA]
     bound = max([timing.dispatch] + list(busy.values()))
-    return bound if any(fmas) else min(timing.rthroughput, bound)
+    store_data = busy.get(STORE_DATA, 0.0)
+    binding = sum(fmas) if any(fmas) and store_data > timing.rthroughput and store_data >= bound else 0
+    return Corrected(bound if any(fmas) else min(timing.rthroughput, bound), usage, binding)
 
 
-def fmas_binding(timing: BlockTiming, fmas: list[bool]) -> int:
-    """How many FMAs the loop has where their share of STORE_DATA makes it the loop's port bound,
-    beyond the model's (the report names them); 0 where it does not bind."""
-    if not any(fmas) or SHARED not in timing.units or STORE_DATA not in timing.units:
-        return 0
-    store_data = corrected_usage(timing, fmas)[STORE_DATA] / timing.units[STORE_DATA]
-    bound = corrected_ports(timing, [False] * len(fmas), fmas)
-    return sum(fmas) if store_data > timing.rthroughput and store_data >= bound else 0
-
-
-def corrected_usage(timing: BlockTiming, fmas: list[bool]) -> dict[str, float]:
-    """The model's cycles per iteration each resource is busy, STORE_DATA with the FMAs' share."""
-    ports = dict(timing.ports)
-    if any(fmas) and SHARED in timing.units and STORE_DATA in timing.units:
-        ports[STORE_DATA] = round(ports.get(STORE_DATA, 0.0) + FMA_STORE_SHARE * sum(fmas), 3)
-    return ports
+def corrected_ports(timing: BlockTiming, moves: list[bool], fmas: list[bool] | None = None) -> float:
+    """The port bound of one iteration (corrected)."""
+    return corrected(timing, moves, fmas or [False] * len(moves)).ports
 
 
 def is_move_to_integer(mnemonic: str, operands: list[str], loads: bool) -> bool:
